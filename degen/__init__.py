@@ -1,0 +1,97 @@
+"""degen: find and repair repetition loops in speech-recognition transcripts.
+
+>>> import degen
+>>> report = degen.scan("[0.0][S01]" + "的" * 102 + "[4.0]")
+>>> report.degenerate, report.metrics.max_repetition_unit, report.metrics.max_repetition
+(True, '的', 102)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from . import formats
+from .detect import DEFAULT, DetectConfig, Finding, analyze
+from .errors import (AudioError, ConfigError, DegenError, FormatError, ServerError, ServerRejected,
+                     ServerTimeout, ServerUnreachable)
+from .io import read_transcript, write_atomic
+from .model import Segment, Span, Transcript
+from .report import Metrics, Report, build_report
+
+__version__ = "0.1.0"
+
+
+def read(source: "str | os.PathLike | Transcript", format: str | None = None) -> Transcript:
+    """A Transcript from a path, or from transcript text itself.
+
+    Args:
+        source: a file path (``Path`` or a str naming an existing file), or the text.
+        format: a registry name to skip sniffing (see ``degen.formats.REGISTRY``).
+    """
+    if isinstance(source, Transcript):
+        return source
+    if isinstance(source, os.PathLike) or _is_path(source):
+        return read_transcript(source, format)
+    return formats.loads(source, format)
+
+
+def _is_path(text: str) -> bool:
+    if "\n" in text or len(text) > 4096:
+        return False
+    try:
+        return Path(text).is_file() or Path(text).suffix.lower() in {".json", ".srt", ".vtt", ".txt"}
+    except OSError:
+        return False
+
+
+def write(transcript: Transcript, path: "str | os.PathLike", format: str | None = None) -> None:
+    """Write ``transcript`` atomically, in its own format unless ``format`` is given."""
+    write_atomic(path, formats.dumps(transcript, format))
+
+
+def audio_duration_of(transcript: Transcript) -> float | None:
+    """The audio length a response states (SGLang-Omni/OpenAI ``duration``), if any."""
+    doc = transcript.meta.get("doc")
+    value = doc.get("duration") if isinstance(doc, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+
+
+def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None = None, *,
+         audio_duration: float | None = None, format: str | None = None, name: str | None = None) -> Report:
+    """Detect loops and impossible timing in a transcript.
+
+    Args:
+        source: a Transcript, a path, or transcript text.
+        config: thresholds (``DetectConfig``); defaults documented there.
+        audio_duration: seconds of audio, to catch a transcript that stops early; taken
+            from the response's ``duration`` when not given.
+        format: skip format sniffing.
+        name: how the report names the source.
+
+    Example:
+        >>> degen.scan("[0.0][S01]no, no, no, no, no[2.0]").degenerate
+        False
+    """
+    from .advice import advise
+    config = config or DEFAULT
+    transcript = read(source, format)
+    label = name or (str(source) if not isinstance(source, (str, Transcript)) or _is_path(source) else "<text>")
+    duration = audio_duration or audio_duration_of(transcript)
+    analysis = analyze(transcript, config, duration)
+    report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on)
+    return dataclasses.replace(report, advice=advise(report, transcript))
+
+
+def fix(*args, **kwargs):
+    """Repair a transcript: see ``degen.repair.fix``."""
+    from .repair import fix as _fix
+    return _fix(*args, **kwargs)
+
+
+__all__ = [
+    "read", "write", "scan", "fix", "analyze", "Transcript", "Segment", "Span", "Finding", "Report",
+    "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError",
+    "ServerError", "ServerUnreachable", "ServerTimeout", "ServerRejected", "formats",
+]

@@ -1,0 +1,110 @@
+"""Detection: a transcript in, findings and the seed's metrics out.
+
+    streams (chars, words, punct; whole transcript and per speaker)
+        └─ tandem repeats ─▶ loop findings ┐
+    segment keys ─▶ segment cycles ─────────┼─▶ de-duplicate ─▶ Analysis
+    segment table ─▶ timing findings ───────┘
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+from ..model import Transcript
+from .config import DEFAULT, SEVERITIES, DetectConfig
+from .finding import LOOP_KINDS, SEVERITY_RANK, TIMING_KINDS, Finding
+from .loops import find_runs, loop_findings, max_repetition
+from .segments import consecutive_repeats, segment_findings
+from .table import SegmentTable
+from .timing import timing_findings
+from .tokens import Stream, char_stream, punct_stream, segment_key, word_stream
+
+__all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
+           "LOOP_KINDS", "TIMING_KINDS", "compression_ratio"]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    findings: tuple[Finding, ...]
+    segments: int
+    consecutive_repeated_segments: int
+    max_repetition_unit: str | None
+    max_repetition: int
+    max_compression_ratio: float
+    segments_over_compression: int
+
+
+def compression_ratio(text: str) -> float:
+    """Whisper's signal: UTF-8 bytes over zlib-compressed bytes."""
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data)) if data else 0.0
+
+
+def _streams(texts: list[str], owners: list[int]) -> list[Stream]:
+    return [char_stream(texts, owners), word_stream(texts, owners), punct_stream(texts, owners)]
+
+
+def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
+            audio_duration: float | None = None) -> Analysis:
+    """Find every loop and timing anomaly in ``transcript``.
+
+    >>> from degen.formats import loads
+    >>> a = analyze(loads("[0.0][S01]" + "的" * 40 + "[2.0]"))
+    >>> [(f.kind, f.unit, f.count) for f in a.findings]
+    [('char_loop', '的', 40)]
+    """
+    texts = [s.text for s in transcript]
+    everyone = list(range(len(texts)))
+    streams = _streams(texts, everyone)
+    runs = [find_runs(s, config) for s in streams]
+    table = SegmentTable.build(transcript, streams[0], streams[1])
+    loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
+    for speaker in _interleaved_speakers(transcript):
+        # A loop of one speaker may be interrupted by another's segments.
+        owners = [i for i, s in enumerate(transcript) if s.speaker == speaker]
+        for s in _streams([texts[i] for i in owners], owners)[:2]:
+            loops += loop_findings(s, find_runs(s, config), transcript, table, config)
+    keys = [segment_key(t) for t in texts]
+    loops += segment_findings(transcript, keys, table, config)
+    loops = _dedupe(loops)
+    timing = _absorbed(timing_findings(transcript, table, config, audio_duration), loops)
+    unit, count = max_repetition(streams, runs)
+    ratios = [compression_ratio(t) for t in texts]
+    findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
+    return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count,
+                    max(ratios, default=0.0), sum(r > config.compression_ratio for r in ratios))
+
+
+def _interleaved_speakers(transcript: Transcript) -> list[str]:
+    speakers = [s.speaker for s in transcript]
+    switches = sum(1 for a, b in zip(speakers, speakers[1:]) if a != b)
+    return [s for s in transcript.speakers if s is not None] if switches > 1 else []
+
+
+_STREAM_PREFERENCE = {"segments": 0, "words": 1, "chars": 2, "punct": 3}
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per place: where two overlap by half the shorter, keep the one that
+    covers more text, then the segment-level, word-level, character-level one in that
+    order (the most readable unit)."""
+    ranked = sorted(findings, key=lambda f: (-f.covered, _STREAM_PREFERENCE[f.stream]))
+    kept: list[Finding] = []
+    for f in ranked:
+        if not any(_overlap(f.extent, k.extent) for k in kept):
+            kept.append(f)
+    return kept
+
+
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    shared = min(a[1], b[1]) - max(a[0], b[0])
+    shorter = min(a[1] - a[0], b[1] - b[0])
+    return shared > 0 and shared >= 0.5 * shorter
+
+
+def _absorbed(timing: list[Finding], loops: list[Finding]) -> list[Finding]:
+    """Drop timing findings that lie inside a loop: the loop carries them as evidence."""
+    def inside(f: Finding) -> bool:
+        return any(l.segments[0] <= f.segments[0] and f.segments[1] <= l.segments[1] for l in loops)
+    return [f for f in timing if f.kind == "truncated" or not inside(f)]

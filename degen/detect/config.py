@@ -1,0 +1,79 @@
+"""Every detection threshold, named once, with the reason for its value.
+
+The numbers come from the shapes in real transcripts: natural repetition reaches x6 in
+ordinary speech, "no" x11 from one speaker, 对对对 x3, a chorus x5; real loops run from
+x12 (a sentence) to x500 (a punctuation mark). A single count cannot separate the two
+for short units, so short units need a higher count, and independent evidence from the
+timing (text the time cannot hold, a tail cut at the token cap) lowers the bar.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from ..errors import ConfigError
+
+SEVERITIES = ("low", "medium", "high")
+
+
+@dataclass(frozen=True, slots=True)
+class DetectConfig:
+    # Longest repeating unit searched, in tokens (graphemes, or words): 64 words holds
+    # the longest looping sentences seen; 64 graphemes a CJK sentence.
+    max_period: int = 64
+    # Count from which a unit of more than `short_unit` graphemes is a loop. Ordinary
+    # speech reaches x6 and a chorus x5; looping sentences start around x12.
+    min_repeats: int = 8
+    # Count from which a unit of at most `short_unit` graphemes is a loop: people say
+    # "no" x11 and laugh 哈哈哈; single-character loops run x31 to x500.
+    min_repeats_short: int = 16
+    short_unit: int = 3
+    # Count from which any repeat is a loop when timing independently says the text is
+    # not speech (too dense for its time, or running into an unclosed tail).
+    min_repeats_evidence: int = 4
+    # Identical consecutive segments from one speaker: loops of 5 and more one-second
+    # segments are common; several speakers saying "Yeah." x4 is a conversation.
+    min_segment_repeats: int = 5
+    max_segment_period: int = 5
+    # rapidfuzz ratio from which two consecutive segments count as one repeated segment.
+    near_duplicate_ratio: float = 90.0
+    # Speech rates no speaker holds. Fast Mandarin runs 7-8 syllables/s and fast
+    # Japanese 8 morae/s (one CJK grapheme is about one of either); fast English runs
+    # 4-5 words/s and auctioneers 6-7.
+    max_cjk_rate: float = 12.0
+    max_word_rate: float = 7.0
+    # A rate verdict needs enough text, and times floor at this many seconds, because
+    # timestamps of short segments are coarse.
+    rate_min_units: int = 12
+    rate_min_seconds: float = 1.0
+    # This many consecutive segments with the same non-zero duration is machine-made.
+    uniform_duration_run: int = 5
+    # A transcript is cut short when its last end falls this far before the audio end,
+    # both in seconds and as a share of the audio (natural trailing silence is shorter).
+    truncation_seconds: float = 30.0
+    truncation_share: float = 0.05
+    # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
+    compression_ratio: float = 2.4
+    # Findings at or above this severity make a transcript degenerate.
+    fail_on: str = "medium"
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "fail_on":
+                if value not in SEVERITIES:
+                    raise ConfigError(f"fail_on must be one of {', '.join(SEVERITIES)}, not {value!r}")
+            elif not isinstance(value, (int, float)) or value < 0:
+                raise ConfigError(f"{f.name} must be a non-negative number, not {value!r}")
+        if self.max_period < 1 or self.min_repeats < 2 or self.min_repeats_short < 2 or self.min_repeats_evidence < 2:
+            raise ConfigError("max_period must be >= 1 and every min_repeats* >= 2")
+
+    def with_(self, **changes) -> "DetectConfig":
+        """A copy with ``changes``; None values are ignored (handy for CLI options)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    def threshold_for(self, unit_graphemes: int) -> int:
+        return self.min_repeats_short if unit_graphemes <= self.short_unit else self.min_repeats
+
+
+DEFAULT = DetectConfig()

@@ -1,0 +1,120 @@
+"""Loops inside and across segments, from tandem repeats over token streams."""
+
+from __future__ import annotations
+
+import numpy as np
+import regex
+
+from ..model import Span, Transcript
+from .config import DetectConfig
+from .finding import Finding
+from .periodic import Runs, tandem_repeats
+from .table import SegmentTable
+from .tokens import Stream, grapheme_len, normalize
+
+_SEP = r"[\p{P}\p{S}\p{Z}\s]*"
+EXCERPT = 60
+
+
+def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: SegmentTable,
+                  config: DetectConfig) -> list[Finding]:
+    """Turn the runs of one stream into findings, keeping those that pass the bar."""
+    keep = np.flatnonzero(runs.count >= config.min_repeats_evidence)
+    out = []
+    for i in keep:
+        start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
+        count = (int(runs.start[i]) + int(runs.length[i]) - start) // period
+        finding = _judge(stream, start, period, count, transcript, table, config)
+        if finding is not None:
+            out.append(finding)
+    return out
+
+
+def _aligned(stream: Stream, start: int, period: int, length: int) -> tuple[int, int]:
+    """Start the run at a segment's first token when one falls inside its first unit:
+    a run found from ``there|Aye. Aye.`` reads better, and maps to the right segments,
+    as ``Aye.`` from the next segment on."""
+    k = int(stream.owner_index(np.asarray([start]))[0])
+    if start == int(stream.bounds[k]):
+        return start, period
+    bound = int(stream.bounds[k + 1])
+    if start < bound < start + period and start + length - bound >= 2 * period:
+        return bound, period
+    return start, period
+
+
+def _judge(stream: Stream, start: int, period: int, count: int, transcript: Transcript,
+           table: SegmentTable, config: DetectConfig) -> Finding | None:
+    stop = start + count * period
+    unit_key = stream.text(start, start + period)
+    graphemes = grapheme_len(unit_key.replace(" ", ""))
+    threshold = config.threshold_for(graphemes)
+    first, first_frac = stream.locate(start)
+    last, last_frac = stream.locate(stop - 1)
+    evidence = table.evidence(first, last, config)
+    if count < threshold and not (evidence and count >= config.min_repeats_evidence):
+        return None
+    score = count / threshold if count >= threshold else count / config.min_repeats_evidence
+    severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
+    unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
+    return Finding(
+        kind="char_loop" if graphemes == 1 else "phrase_loop",
+        severity="high" if severe else "medium",
+        span=_span(transcript, first, last),
+        segments=(first, last),
+        speaker=table.speaker_of(first, last),
+        unit=unit, period=period, count=count, excerpt=excerpt,
+        score=score, evidence=evidence, stream=stream.name,
+        extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
+        covered=count * graphemes,
+    )
+
+
+def _span(transcript: Transcript, first: int, last: int) -> Span | None:
+    a, b = transcript[first].span, transcript[last].span
+    return None if a is None or b is None else Span(a.start, max(a.start, b.end))
+
+
+def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count: int = 1) -> tuple[str, str]:
+    """The unit as written (``Aye.`` rather than ``aye``) and an excerpt starting at it."""
+    parts = unit_key.split(" ") if joiner else list(unit_key)
+    sep = _SEP if trailing else ""
+    unit = regex.compile(sep.join(regex.escape(p) for p in parts if p) + (r"[\p{P}\s]*" if trailing else ""))
+    norm = normalize(text)
+    if len(norm) != len(text):  # normalisation changed lengths: positions would not map back
+        return unit_key, _clip(text)
+    # Look for a few copies back to back, not the first innocent occurrence of the unit.
+    copies = regex.compile(f"(?:{unit.pattern}){{{min(count, 3)}}}")
+    found = copies.search(norm) or unit.search(norm)
+    if found is None:
+        return unit_key, _clip(text)
+    first = unit.match(norm, found.start())
+    return text[first.start():first.end()].strip() or unit_key, _clip(text[found.start():])
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= EXCERPT else text[:EXCERPT - 1] + "…"
+
+
+def max_repetition(streams: list[Stream], runs: list[Runs]) -> tuple[str | None, int]:
+    """The largest count of any unit inside one segment's text (the seed's metric)."""
+    best_unit, best = None, 1
+    for stream, r in zip(streams, runs):
+        if not len(r):
+            continue
+        stops = r.start + r.count * r.period
+        a, b = stream.owner_index(r.start), stream.owner_index(stops - 1)
+        counts = np.where(a == b, r.count, 0)
+        for i in np.flatnonzero(a != b):  # split across segments: count the copies per segment
+            ends = np.minimum(stream.bounds[a[i] + 1:b[i] + 2], stops[i])
+            begins = np.maximum(stream.bounds[a[i]:b[i] + 1], r.start[i])
+            counts[i] = int(((ends - begins) // r.period[i]).max())
+        i = int(np.argmax(counts))
+        if counts[i] > best:
+            best, best_unit = int(counts[i]), stream.text(int(r.start[i]), int(r.start[i] + r.period[i]))
+    return best_unit, best
+
+
+def find_runs(stream: Stream, config: DetectConfig) -> Runs:
+    return tandem_repeats(stream.ids, config.max_period, 2)

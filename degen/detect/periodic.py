@@ -1,0 +1,98 @@
+"""Tandem repeats: a unit of ``p`` tokens repeated ``k`` times back to back.
+
+One routine serves characters, words and whole segments: tokens are integer ids, and
+``ids[i] == ids[i + p]`` holding for ``L`` consecutive ``i`` means ``L + p`` tokens of
+period ``p``:
+
+    ids:   x  a b a b a b a b  y
+    p=2:      1 1 1 1 1 1 0        run of L=6 matches -> region of 8 tokens, k=4
+
+Only primitive periods are kept: a region of period 2 is also 4-periodic, and the p=4
+run is dropped because a run of a divisor period contains it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """Maximal tandem repeats, as parallel arrays. ``count`` whole copies of ``period``
+    tokens start at ``start``; ``length`` tokens (>= count * period) share the period."""
+
+    start: np.ndarray
+    period: np.ndarray
+    count: np.ndarray
+    length: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(start, match-run length) of maximal runs with at least ``min_count`` copies."""
+    hits = np.flatnonzero(ids[p:] == ids[:-p])
+    if hits.size == 0:
+        return hits, hits
+    breaks = np.flatnonzero(np.diff(hits) != 1)
+    starts = hits[np.concatenate(([0], breaks + 1))]
+    ends = hits[np.concatenate((breaks, [hits.size - 1]))] + 1
+    lengths = ends - starts
+    keep = lengths >= p * (min_count - 1)
+    return starts[keep], lengths[keep]
+
+
+def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
+    """Every maximal tandem repeat of primitive period ``1..max_period``.
+
+    Args:
+        ids: a 1-D sequence of integer token ids.
+        max_period: the longest unit searched, in tokens.
+        min_count: the fewest whole copies reported (at least 2).
+
+    >>> r = tandem_repeats([9, 1, 2, 1, 2, 1, 2, 7])
+    >>> [(int(s), int(p), int(k)) for s, p, k in zip(r.start, r.period, r.count)]
+    [(1, 2, 3)]
+    """
+    ids = np.asarray(ids)
+    min_count = max(2, min_count)
+    found: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    # Runs of a divisor period contain non-primitive ones only if kept at count >= 2.
+    scan_count = 2
+    out_s, out_p, out_l = [], [], []
+    for p in range(1, min(max_period, len(ids) // 2) + 1):
+        starts, lengths = _runs_at(ids, p, scan_count)
+        if starts.size:
+            keep = np.ones(starts.size, dtype=bool)
+            for q in _divisors(p):
+                if q in found and found[q][0].size:
+                    keep &= ~_contained(starts, lengths + p, found[q][0], found[q][1] + q)
+            starts, lengths = starts[keep], lengths[keep]
+        found[p] = (starts, lengths)
+        out_s.append(starts)
+        out_l.append(lengths + p)
+        out_p.append(np.full(starts.size, p, dtype=np.int64))
+    if not out_s:
+        empty = np.zeros(0, dtype=np.int64)
+        return Runs(empty, empty, empty, empty)
+    start, period, length = (np.concatenate(a).astype(np.int64) for a in (out_s, out_p, out_l))
+    count = length // period
+    keep = count >= min_count
+    order = np.lexsort((period[keep], start[keep]))
+    return Runs(start[keep][order], period[keep][order], count[keep][order], length[keep][order])
+
+
+def _divisors(p: int) -> list[int]:
+    return [q for q in range(1, p // 2 + 1) if p % q == 0]
+
+
+def _contained(starts, extents, outer_starts, outer_extents) -> np.ndarray:
+    """For each region [start, start+extent): is it inside one of the outer regions?
+    Outer regions of one period never nest, so the last one starting before suffices."""
+    idx = np.searchsorted(outer_starts, starts, side="right") - 1
+    ok = idx >= 0
+    idx = np.where(ok, idx, 0)
+    return ok & (outer_starts[idx] + outer_extents[idx] >= starts + extents)

@@ -1,0 +1,83 @@
+"""Per-segment facts as arrays, built once per transcript and shared by the detectors:
+times, closure, speech units (for rates) and speakers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import Transcript
+from .config import DetectConfig
+from .tokens import Stream
+
+# Code point ranges of scripts written without spaces, where one grapheme is about one
+# syllable or mora (CJK ideographs, kana, Hangul, Thai, Lao, Khmer, Myanmar).
+_CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
+               (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
+
+
+@dataclass(frozen=True)
+class SegmentTable:
+    start: np.ndarray
+    end: np.ndarray
+    closed: np.ndarray
+    units: np.ndarray
+    cjk: np.ndarray
+    speakers: tuple[str | None, ...]
+    timed: bool
+
+    @classmethod
+    def build(cls, transcript: Transcript, chars: Stream, words: Stream) -> "SegmentTable":
+        n = len(transcript)
+        timed = transcript.timed
+        start = np.array([s.span.start if s.span is not None else np.nan for s in transcript], dtype=float)
+        end = np.array([s.span.end if s.span is not None else np.nan for s in transcript], dtype=float)
+        closed = np.array([s.closed for s in transcript], dtype=bool)
+        ids = chars.ids.astype(np.int64)
+        mask = np.zeros(ids.size, dtype=bool)
+        for low, high in _CJK_RANGES:
+            mask |= (ids >= low) & (ids <= high)
+        cjk_count = np.bincount(chars.owners[chars.owner_index(np.flatnonzero(mask))], minlength=n)
+        word_count = np.bincount(words.owners[words.owner_index(np.arange(words.ids.size))], minlength=n)
+        cjk = cjk_count >= word_count
+        units = np.where(cjk, cjk_count + word_count, word_count)
+        return cls(start, end, closed, units, cjk, tuple(s.speaker for s in transcript), timed)
+
+    def __len__(self) -> int:
+        return len(self.speakers)
+
+    def rate_limit(self, first: int, last: int, config: DetectConfig) -> float:
+        cjk_share = self.cjk[first:last + 1].mean() if last >= first else 0.0
+        return config.max_cjk_rate if cjk_share >= 0.5 else config.max_word_rate
+
+    def rate(self, first: int, last: int, config: DetectConfig) -> float | None:
+        """Speech units per second over segments first..last, or None without a verdict."""
+        if not self.timed or not self.closed[last]:
+            return None  # an unclosed segment has no end time
+        units = int(self.units[first:last + 1].sum())
+        if units < config.rate_min_units:
+            return None
+        seconds = max(float(self.end[last] - self.start[first]), config.rate_min_seconds)
+        return units / seconds
+
+    def evidence(self, first: int, last: int, config: DetectConfig) -> tuple[str, ...]:
+        """Timing signals, independent of any repeat count, that text in first..last is
+        not real speech."""
+        found = []
+        rate = self.rate(first, last, config)
+        if rate is not None and rate > self.rate_limit(first, last, config):
+            found.append("dense")
+        if not self.closed[first:last + 1].all():
+            found.append("unclosed")
+        if self.timed and last > first:
+            durations = (self.end - self.start)[first:last + 1]
+            if (durations[self.closed[first:last + 1]] <= 0).any():
+                found.append("zero_length")
+            if last - first >= 2 and durations.min() > 0 and durations.max() - durations.min() <= 0.011:
+                found.append("uniform")
+        return tuple(found)
+
+    def speaker_of(self, first: int, last: int) -> str | None:
+        names = sorted({s for s in self.speakers[first:last + 1] if s is not None})
+        return "+".join(names) if names else None

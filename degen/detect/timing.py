@@ -1,0 +1,79 @@
+"""Timing that speech cannot produce: text too dense for its time, zero-length or
+inverted segments, machine-regular durations, a tail cut at the token cap, and a
+transcript that stops long before its audio does."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model import Span, Transcript
+from .config import DetectConfig
+from .finding import Finding
+from .loops import _clip
+from .table import SegmentTable
+
+
+def _groups(mask: np.ndarray, min_len: int = 1):
+    """(first, last) of each run of True in ``mask`` at least ``min_len`` long."""
+    padded = np.concatenate(([False], mask, [False])).astype(np.int8)
+    edges = np.diff(padded)
+    for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+        if b - a >= min_len:
+            yield int(a), int(b - 1)
+
+
+def _finding(kind, severity, transcript, table, first, last, score=1.0, evidence=()) -> Finding:
+    a, b = transcript[first].span, transcript[last].span
+    span = None if a is None or b is None else Span(a.start, max(a.start, b.end))
+    return Finding(kind=kind, severity=severity, span=span, segments=(first, last),
+                   speaker=table.speaker_of(first, last), count=last - first + 1,
+                   excerpt=_clip(transcript[first].text), score=score, evidence=evidence,
+                   stream="timing", extent=(float(first), float(last + 1)))
+
+
+def timing_findings(transcript: Transcript, table: SegmentTable, config: DetectConfig,
+                    audio_duration: float | None) -> list[Finding]:
+    out = []
+    if table.timed:
+        out += _rates(transcript, table, config)
+        durations = table.end - table.start
+        for first, last in _groups((durations == 0) & table.closed):
+            out.append(_finding("zero_length", "low", transcript, table, first, last))
+        for first, last in _groups(durations < 0):
+            out.append(_finding("inverted", "medium", transcript, table, first, last))
+        same = np.concatenate(([False], (np.abs(np.diff(durations)) <= 0.005) & (durations[1:] > 0)))
+        for first, last in _groups(same, config.uniform_duration_run - 1):
+            out.append(_finding("uniform_durations", "low", transcript, table, first - 1, last))
+    for first, last in _groups(~table.closed):
+        out.append(_finding("unclosed", "medium", transcript, table, first, last, evidence=("unclosed",)))
+    truncated = _truncation(transcript, table, config, audio_duration)
+    return out + ([truncated] if truncated else [])
+
+
+def _rates(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
+    seconds = np.maximum(table.end - table.start, config.rate_min_seconds)
+    limits = np.where(table.cjk, config.max_cjk_rate, config.max_word_rate)
+    ratio = table.units / seconds / limits
+    dense = (ratio > 1.0) & (table.units >= config.rate_min_units) & table.closed
+    out = []
+    for first, last in _groups(dense):
+        worst = float(ratio[first:last + 1].max())
+        out.append(_finding("rate", "high" if worst >= 2 else "medium", transcript, table, first, last,
+                            score=worst, evidence=("dense",)))
+    return out
+
+
+def _truncation(transcript: Transcript, table: SegmentTable, config: DetectConfig,
+                audio_duration: float | None) -> Finding | None:
+    if not audio_duration or not table.timed or not len(transcript):
+        return None
+    last_end = float(np.nanmax(table.end))
+    missing = audio_duration - last_end
+    if missing <= max(config.truncation_seconds, config.truncation_share * audio_duration):
+        return None
+    n = len(transcript) - 1
+    return Finding(kind="truncated", severity="medium", span=Span(last_end, audio_duration),
+                   segments=(n, n), speaker=None, count=None,
+                   excerpt=f"transcript ends at {last_end:.1f}s of {audio_duration:.1f}s of audio",
+                   score=missing / max(config.truncation_seconds, 1e-9), evidence=("early_stop",),
+                   stream="timing", extent=(float(n + 1), float(n + 1)))

@@ -1,0 +1,237 @@
+"""JSON transcripts: SGLang-Omni / OpenAI responses and lists of segments.
+
+Shapes, each a registry name:
+    sglang_json     {"text": "<MOSS markup>", "usage": ...}            (response_format=json)
+    sglang_verbose  {"text": "<markup>", "segments": [{"text": "[S01]..."}]}  (verbose_json)
+    segments_json   {"segments": [{"start", "end", "text", "speaker"?, ...}]}  OpenAI/Whisper
+                    verbose_json, WhisperX, any object with a segment list
+    segments_list   [{"start", "end", "speaker", "text"}, ...]  MOSS segments.json and kin
+    text_json       {"text": "plain text"}                           (OpenAI json)
+
+Every segment dict is kept whole in ``Segment.extra["json"]`` and every top-level key in
+``Transcript.meta["doc"]``, so writing back loses nothing; segments that a repair made
+anew carry only the fields we can vouch for.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from ..errors import FormatError
+from ..model import Segment, Span, Transcript
+from . import moss
+
+# (start key, end key, seconds per unit), tried in order.
+TIME_KEYS = (("start", "end", 1.0), ("start_ms", "end_ms", 0.001), ("startMs", "endMs", 0.001),
+             ("start_time", "end_time", 1.0), ("begin", "end", 1.0), ("from", "to", 1.0))
+SPEAKER_KEYS = ("speaker", "spk", "speaker_id", "speaker_label")
+TEXT_KEYS = ("text", "transcript", "sentence")
+# Fields that describe the old text and must not survive a change of it.
+DERIVED_KEYS = frozenset({"words", "tokens", "avg_logprob", "compression_ratio", "no_speech_prob",
+                          "temperature", "seek", "chars", "confidence"})
+_TAG = re.compile(r"^\[(S\d{2,})\]")
+_ID = re.compile(r"^(.*?)(\d+)$")
+
+
+def parse_json(text: str) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg}", where=f"line {exc.lineno} column {exc.colno}",
+                          hint="the file may be truncated; re-save the server's response") from None
+
+
+def shape_of(doc: Any) -> str:
+    if isinstance(doc, list):
+        return "segments_list"
+    if not isinstance(doc, dict):
+        raise FormatError(f"unknown JSON shape: a top-level {type(doc).__name__}",
+                          hint="expected an object with 'text' or 'segments', or a list of segments")
+    text = doc.get("text")
+    if "segments" in doc:
+        if isinstance(text, str) and moss.looks_like(text):
+            return "sglang_verbose"
+        return "segments_json"
+    if isinstance(text, str):
+        return "sglang_json" if moss.looks_like(text) else "text_json"
+    raise FormatError("unknown JSON shape: no 'text' or 'segments' key", field="text",
+                      hint="expected an SGLang-Omni/OpenAI response or a list of segments")
+
+
+def loads(text: str) -> Transcript:
+    doc = parse_json(text)
+    shape = shape_of(doc)
+    return _READERS[shape](doc)
+
+
+def _number(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError(f"time {value!r} is not a number", where=where, field=key,
+                          hint="times must be seconds (or milliseconds in *_ms fields) as numbers")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise FormatError(f"time {value!r} is not finite", where=where, field=key)
+    return float(value)
+
+
+def _time_keys(item: dict, where: str) -> tuple[str, str, float]:
+    for start_key, end_key, scale in TIME_KEYS:
+        if start_key in item and end_key in item:
+            return start_key, end_key, scale
+    raise FormatError("segment has no start/end times", where=where, field="start",
+                      hint="each segment needs 'start' and 'end' (seconds) or 'start_ms'/'end_ms'")
+
+
+def _segment(item: Any, index: int, keys: tuple[str, str, float] | None) -> Segment:
+    where = f"segment {index}"
+    if not isinstance(item, dict):
+        raise FormatError(f"segment is a {type(item).__name__}, not an object", where=where)
+    start_key, end_key, scale = keys or _time_keys(item, where)
+    start = _number(item.get(start_key), where, start_key) * scale
+    end = _number(item.get(end_key), where, end_key) * scale
+    if end < start:
+        raise FormatError(f"end {end:g} is before start {start:g}", where=where, field=end_key,
+                          hint="fix the times or remove the segment")
+    text_key = next((k for k in TEXT_KEYS if k in item), "text")
+    body = item.get(text_key, "")
+    if not isinstance(body, str):
+        raise FormatError(f"text is a {type(body).__name__}, not a string", where=where, field=text_key)
+    speaker_key = next((k for k in SPEAKER_KEYS if k in item), None)
+    speaker = item.get(speaker_key) if speaker_key else None
+    tag = _TAG.match(body)
+    if tag:  # SGLang-Omni keeps the speaker inside the text
+        speaker, body = speaker or tag.group(1), body[tag.end():]
+    speaker = None if speaker is None else str(speaker)
+    extra = {"json": item, "tagged": bool(tag), "text_key": text_key}
+    return Segment(Span(start, end), speaker, body, True, extra)
+
+
+def _segment_list(items: Any, field: str) -> list[Segment]:
+    if not isinstance(items, list):
+        raise FormatError(f"'{field}' is a {type(items).__name__}, not a list", field=field)
+    return [_segment(item, i, None) for i, item in enumerate(items)]
+
+
+def _read_segments_list(doc: list) -> Transcript:
+    segments = _segment_list(doc, "segments")
+    return Transcript(tuple(segments), "segments_list", {"layout": _layout(doc)})
+
+
+def _read_segments_json(doc: dict) -> Transcript:
+    items = doc["segments"]
+    segments = _segment_list(items, "segments")
+    top = doc.get("text")
+    joined = "".join(s.extra["json"].get(s.extra["text_key"], "") for s in segments)
+    mode = "concat" if top == joined else "space" if top == " ".join(s.text.strip() for s in segments) else "keep"
+    return Transcript(tuple(segments), "segments_json", {"doc": doc, "layout": _layout(items), "text_mode": mode})
+
+
+def _read_sglang_verbose(doc: dict) -> Transcript:
+    raw, _ = moss.parse_segments(doc["text"])
+    listed = _segment_list(doc["segments"], "segments")
+    # The raw markup is the truth: the server's regex drops an unclosed tail from
+    # `segments`. Listed segments lend their extra fields to the raw ones, in order.
+    merged = [seg.with_(extra={**seg.extra, "json": listed[i].extra["json"]}) if i < len(listed) else seg
+              for i, seg in enumerate(raw)]
+    return Transcript(tuple(merged), "sglang_verbose", {"doc": doc, "layout": _layout(doc["segments"])})
+
+
+def _read_sglang_json(doc: dict) -> Transcript:
+    segments, prefix = moss.parse_segments(doc["text"])
+    return Transcript(tuple(segments), "sglang_json", {"doc": doc, "prefix": prefix})
+
+
+def _read_text_json(doc: dict) -> Transcript:
+    text = doc["text"]
+    segments = (Segment(None, None, text),) if text.strip() else ()
+    return Transcript(segments, "text_json", {"doc": doc})
+
+
+_READERS = {"segments_list": _read_segments_list, "segments_json": _read_segments_json,
+            "sglang_verbose": _read_sglang_verbose, "sglang_json": _read_sglang_json,
+            "text_json": _read_text_json}
+
+
+def _layout(items: list) -> dict:
+    """How the segments spelled their keys and ids, so new segments look like old ones."""
+    first = items[0] if items and isinstance(items[0], dict) else {}
+    keys = next(((s, e, k) for s, e, k in TIME_KEYS if s in first and e in first), TIME_KEYS[0])
+    ids = [item.get("id") for item in items if isinstance(item, dict)]
+    id_style = None
+    if ids and all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        id_style = ("int", "", ids[0], 0)
+    elif ids and all(isinstance(i, str) and _ID.match(i) for i in ids):
+        m = _ID.match(ids[0])
+        id_style = ("str", m.group(1), int(m.group(2)), len(m.group(2)))
+    speaker_key = next((k for k in SPEAKER_KEYS if k in first), None)
+    return {"time_keys": keys, "id_style": id_style, "speaker_key": speaker_key}
+
+
+def _make_id(style, index: int):
+    kind, prefix, first, width = style
+    return first + index if kind == "int" else f"{prefix}{first + index:0{width}d}"
+
+
+def _time_value(seconds: float, scale: float, old: Any):
+    value = round(seconds / scale, 3 if scale == 1.0 else 0)
+    return int(value) if isinstance(old, int) and value == int(value) else value
+
+
+def _dump_item(seg: Segment, index: int, layout: dict, tag_text: bool) -> dict:
+    old = seg.extra.get("json")
+    start_key, end_key, scale = layout["time_keys"]
+    item = dict(old) if old is not None else {}
+    if old is not None and seg.extra.get("edited"):
+        for key in DERIVED_KEYS & item.keys():
+            del item[key]
+    if layout["id_style"]:
+        item["id"] = _make_id(layout["id_style"], index)
+    span = seg.span if seg.span is not None else Span(0.0, 0.0)
+    # Keep the original numbers when unchanged, so untouched segments stay byte-identical.
+    if old is None or old.get(start_key) is None or _number_or_none(old.get(start_key)) * scale != span.start:
+        item[start_key] = _time_value(span.start, scale, old.get(start_key) if old else None)
+    if old is None or old.get(end_key) is None or _number_or_none(old.get(end_key)) * scale != span.end:
+        item[end_key] = _time_value(span.end, scale, old.get(end_key) if old else None)
+    tagged = seg.extra.get("tagged", tag_text)
+    text_key = seg.extra.get("text_key", "text")
+    item[text_key] = (f"[{seg.speaker}]" if tagged and seg.speaker else "") + seg.text
+    speaker_key = layout.get("speaker_key")
+    if seg.speaker is not None and not tagged:
+        item[speaker_key or "speaker"] = seg.speaker
+    return item
+
+
+def _number_or_none(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+
+
+def _dump_doc(doc: Any) -> str:
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def dumps(transcript: Transcript) -> str:
+    fmt, meta = transcript.format, transcript.meta
+    segs = transcript.segments
+    if fmt == "segments_list":
+        layout = meta.get("layout") or _layout([])
+        return _dump_doc([_dump_item(s, i, layout, False) for i, s in enumerate(segs)])
+    doc = dict(meta.get("doc") or {})
+    if fmt in ("sglang_json", "sglang_verbose"):
+        doc["text"] = meta.get("prefix", "") + moss.dumps_segments(segs)
+    if fmt == "sglang_verbose":
+        layout = meta.get("layout") or _layout([])
+        closed = [s for s in segs if s.closed]  # the server lists closed segments only
+        doc["segments"] = [_dump_item(s, i, layout, True) for i, s in enumerate(closed)]
+    elif fmt == "segments_json":
+        layout = meta.get("layout") or _layout([])
+        doc["segments"] = [_dump_item(s, i, layout, False) for i, s in enumerate(segs)]
+        mode = meta.get("text_mode", "space")
+        if mode == "concat":
+            doc["text"] = "".join(item.get("text", "") for item in doc["segments"])
+        elif mode == "space" or any(s.extra.get("json") is None for s in segs):
+            doc["text"] = " ".join(s.text.strip() for s in segs)
+    elif fmt == "text_json":
+        doc["text"] = " ".join(s.text for s in segs)
+    return _dump_doc(doc)

@@ -1,0 +1,136 @@
+"""SRT and WebVTT cues. A speaker comes from a leading ``[S01]``, a WebVTT ``<v Name>``
+voice tag, or a ``Name:`` prefix when most cues carry one (so that a lone "Note: ..."
+line is not taken for a speaker)."""
+
+from __future__ import annotations
+
+import regex
+
+from ..errors import FormatError
+from ..model import Segment, Span, Transcript
+
+_TIME = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
+_CUE_TIME = regex.compile(r"^\s*" + _TIME + r"\s*-->\s*" + _TIME + r"(.*)$")
+_TAG = regex.compile(r"^\[(S\d{2,})\]\s?")
+_VOICE = regex.compile(r"^<v(?:\.[^ >]*)?\s+([^>]+)>")
+_NAME = regex.compile(r"^([\p{L}][\p{L}\p{N}_ .'-]{0,30}?):\s")
+
+
+def looks_like_srt(text: str) -> bool:
+    return bool(regex.match(r"\A\s*\d+\s*\r?\n\s*" + _TIME + r"\s*-->", text))
+
+
+def looks_like_vtt(text: str) -> bool:
+    return text.lstrip("\ufeff").startswith("WEBVTT")
+
+
+def _seconds(groups: tuple, line_no: int) -> float:
+    hours, minutes, seconds, millis = groups
+    if int(minutes) > 59 or int(seconds) > 59:
+        raise FormatError(f"timecode minutes/seconds out of range ({minutes}:{seconds})",
+                          where=f"line {line_no}", field="time")
+    return int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds) + int(millis.ljust(3, "0")) / 1000
+
+
+def _blocks(text: str):
+    """Yield (first line number, lines) for each blank-line separated block."""
+    block, first = [], 1
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            if not block:
+                first = number
+            block.append(line)
+        elif block:
+            yield first, block
+            block = []
+    if block:
+        yield first, block
+
+
+def _cues(text: str, vtt: bool):
+    for first, lines in _blocks(text):
+        time_at = next((i for i, line in enumerate(lines) if "-->" in line), None)
+        if time_at is None:
+            if vtt:  # header, NOTE, STYLE and REGION blocks
+                continue
+            raise FormatError("cue has no 'start --> end' line", where=f"line {first}",
+                              hint="each SRT cue is: number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', text")
+        match = _CUE_TIME.match(lines[time_at])
+        if not match:
+            raise FormatError(f"bad timecode line {lines[time_at].strip()!r}", where=f"line {first + time_at}",
+                              field="time", hint="use HH:MM:SS,mmm --> HH:MM:SS,mmm")
+        start = _seconds(match.groups()[0:4], first + time_at)
+        end = _seconds(match.groups()[4:8], first + time_at)
+        if end < start:
+            raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
+                              field="end", hint="fix the cue's times")
+        ident = "\n".join(lines[:time_at])
+        yield Span(start, end), "\n".join(lines[time_at + 1:]), {"id": ident, "settings": match.group(9)}
+
+
+def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
+    bodies = [body for _, body, _ in cues]
+    named = sum(1 for b in bodies if _NAME.match(b))
+    style = "tag" if any(_TAG.match(b) for b in bodies) else "voice" if any(_VOICE.match(b) for b in bodies) \
+        else "name" if bodies and named * 2 > len(bodies) else None
+    pattern = {"tag": _TAG, "voice": _VOICE, "name": _NAME}.get(style)
+    segments = []
+    for span, body, extra in cues:
+        match = pattern.match(body) if pattern else None
+        speaker = match.group(1).strip() if match else None
+        text = body[match.end():].lstrip(" ") if match else body
+        if style == "voice" and text.endswith("</v>"):
+            text = text[:-4]
+        segments.append(Segment(span, speaker, text, True, extra))
+    return segments, style
+
+
+def loads_srt(text: str) -> Transcript:
+    segments, style = _split_speakers(list(_cues(text, vtt=False)))
+    return Transcript(tuple(segments), "srt", {"speaker_style": style})
+
+
+def loads_vtt(text: str) -> Transcript:
+    if not looks_like_vtt(text):
+        raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
+    header = next(iter(_blocks(text)), (1, ["WEBVTT"]))[1]
+    segments, style = _split_speakers(list(_cues(text, vtt=True)))
+    return Transcript(tuple(segments), "vtt", {"speaker_style": style, "header": "\n".join(header)})
+
+
+def _stamp(seconds: float, sep: str) -> str:
+    millis = round(max(0.0, seconds) * 1000)
+    hours, rest = divmod(millis, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    return f"{hours:02d}:{minutes:02d}:{rest // 1000:02d}{sep}{rest % 1000:03d}"
+
+
+def _body(seg: Segment, style: str | None) -> str:
+    if seg.speaker is None:
+        return seg.text
+    if style == "voice":
+        return f"<v {seg.speaker}>{seg.text}"
+    if style == "name":
+        return f"{seg.speaker}: {seg.text}"
+    return f"[{seg.speaker}] {seg.text}"
+
+
+def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
+    style = transcript.meta.get("speaker_style")
+    blocks = []
+    for index, seg in enumerate(transcript.segments, 1):
+        span = seg.span if seg.span is not None else Span(0.0, 0.0)
+        ident = str(index) if number else seg.extra.get("id", "")
+        timing = f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
+        body = _body(seg, style).strip("\n") or " "
+        blocks.append("\n".join(part for part in (ident, timing, body) if part))
+    return blocks
+
+
+def dumps_srt(transcript: Transcript) -> str:
+    return "\n\n".join(_dump(transcript, ",", True)) + "\n"
+
+
+def dumps_vtt(transcript: Transcript) -> str:
+    header = transcript.meta.get("header", "WEBVTT")
+    return "\n\n".join([header] + _dump(transcript, ".", False)) + "\n"

@@ -1,0 +1,142 @@
+"""A scan's result: findings plus the seed's metrics, as JSON or as a terminal table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import orjson
+
+from .detect import Analysis, Finding
+from .detect.finding import SEVERITY_RANK
+from .model import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Metrics:
+    """The seed's three numbers and a few more.
+
+    Attributes:
+        segments: how many segments.
+        consecutive_repeated_segments: segments whose normalised text equals the one
+            just before (a run of n equal segments counts n-1).
+        max_repetition_unit / max_repetition: the unit with the largest repeat count
+            inside any one segment's text, and that count.
+        flagged_seconds: seconds covered by findings that make the transcript degenerate.
+        duration: the audio's length when known, else the transcript's last end time.
+        max_compression_ratio / segments_over_compression: whisper's zlib signal.
+    """
+
+    segments: int
+    consecutive_repeated_segments: int
+    max_repetition_unit: str | None
+    max_repetition: int
+    flagged_seconds: float
+    duration: float | None
+    max_compression_ratio: float
+    segments_over_compression: int
+
+    def to_dict(self) -> dict:
+        return {
+            "segments": self.segments,
+            "consecutive_repeated_segments": self.consecutive_repeated_segments,
+            "max_repetition": {"unit": self.max_repetition_unit, "count": self.max_repetition},
+            "flagged_seconds": round(self.flagged_seconds, 3),
+            "duration": None if self.duration is None else round(self.duration, 3),
+            "max_compression_ratio": round(self.max_compression_ratio, 2),
+            "segments_over_compression_ratio": self.segments_over_compression,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What ``degen.scan`` returns.
+
+    >>> import degen
+    >>> r = degen.scan("[0.0][S01]" + "フ" * 170 + "[3.0]")
+    >>> r.degenerate, r.metrics.max_repetition
+    (True, 170)
+    """
+
+    source: str
+    format: str
+    findings: tuple[Finding, ...]
+    metrics: Metrics
+    fail_on: str = "medium"
+    advice: tuple[str, ...] = field(default=())
+
+    @property
+    def degenerate(self) -> bool:
+        return any(f.at_least(self.fail_on) for f in self.findings)
+
+    @property
+    def flagged(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.at_least(self.fail_on))
+
+    def to_dict(self) -> dict:
+        return {"file": self.source, "format": self.format, "degenerate": self.degenerate,
+                "metrics": self.metrics.to_dict(), "findings": [f.to_dict() for f in self.findings],
+                "advice": list(self.advice)}
+
+    def to_json(self) -> str:
+        return orjson.dumps(self.to_dict()).decode()
+
+
+def union_seconds(spans: list[Span]) -> float:
+    total, cursor = 0.0, float("-inf")
+    for span in sorted(spans):
+        start = max(span.start, cursor)
+        if span.end > start:
+            total += span.end - start
+        cursor = max(cursor, span.end)
+    return total
+
+
+def build_report(source: str, fmt: str, analysis: Analysis, duration: float | None, fail_on: str,
+                 advice: tuple[str, ...] = ()) -> Report:
+    flagged = [f.span for f in analysis.findings
+               if f.span is not None and SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments, analysis.max_repetition_unit,
+                      analysis.max_repetition, union_seconds(flagged), duration,
+                      analysis.max_compression_ratio, analysis.segments_over_compression)
+    return Report(source, fmt, analysis.findings, metrics, fail_on, advice)
+
+
+def clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    minutes, secs = divmod(max(0.0, seconds), 60)
+    hours, minutes = divmod(int(minutes), 60)
+    return f"{hours}:{minutes:02d}:{secs:04.1f}" if hours else f"{minutes:02d}:{secs:04.1f}"
+
+
+def summary_line(report: Report) -> str:
+    m = report.metrics
+    worst = f"{m.max_repetition_unit} x{m.max_repetition}" if m.max_repetition_unit else "none"
+    verdict = "DEGENERATE" if report.degenerate else "clean"
+    duration = f" of {m.duration:.1f}s" if m.duration else ""
+    return (f"{report.source} [{report.format}] {verdict}: segments {m.segments}, consecutive repeated "
+            f"segments {m.consecutive_repeated_segments}, worst repetition: {worst}, "
+            f"flagged {m.flagged_seconds:.1f}s{duration}, findings {len(report.findings)}")
+
+
+_COLORS = {"high": "red", "medium": "yellow", "low": "cyan"}
+
+
+def render_text(report: Report, style=lambda text, **kw: text) -> str:
+    """The human report; ``style`` is click.style on a colour terminal."""
+    lines = [style(summary_line(report), bold=True, fg="red" if report.degenerate else "green")]
+    if report.findings:
+        lines.append(f"  {'TIME':<19} {'SPEAKER':<8} {'SEVERITY':<8} {'KIND':<17} {'UNIT x COUNT':<24} EXCERPT")
+    for f in report.findings:
+        when = "-" if f.span is None else f"{clock(f.span.start)}-{clock(f.span.end)}"
+        what = f"{_short(f.unit, 18)} x{f.count}" if f.unit else (f"x{f.count}" if f.count else "")
+        row = (f"  {when:<19} {(f.speaker or '-'):<8} {f.severity:<8} {f.kind:<17} {what:<24} "
+               f"{_short(f.excerpt, 48)}")
+        lines.append(style(row, fg=_COLORS[f.severity]))
+    lines.extend(f"  advice: {a}" for a in report.advice)
+    return "\n".join(lines)
+
+
+def _short(text: str | None, width: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= width else text[:width - 1] + "…"
