@@ -46,6 +46,12 @@ def _is_path(text: str) -> bool:
         return False
 
 
+def _label(source) -> str:
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and _is_path(source)):
+        return str(source)
+    return "<transcript>" if isinstance(source, Transcript) else "<text>"
+
+
 def write(transcript: Transcript, path: "str | os.PathLike", format: str | None = None) -> None:
     """Write ``transcript`` atomically, in its own format unless ``format`` is given."""
     write_atomic(path, formats.dumps(transcript, format))
@@ -77,7 +83,7 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     from .advice import advise
     config = config or DEFAULT
     transcript = read(source, format)
-    label = name or (str(source) if not isinstance(source, (str, Transcript)) or _is_path(source) else "<text>")
+    label = name or _label(source)
     duration = audio_duration or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
     report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on)

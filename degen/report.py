@@ -23,7 +23,8 @@ class Metrics:
             inside any one segment's text, and that count.
         flagged_seconds: seconds covered by findings that make the transcript degenerate.
         duration: the audio's length when known, else the transcript's last end time.
-        max_compression_ratio / segments_over_compression: whisper's zlib signal.
+        max_compression_ratio / segments_over_compression: whisper's zlib signal, per
+            30 s window of text as whisper scores it (per segment without timing).
     """
 
     segments: int
@@ -43,7 +44,7 @@ class Metrics:
             "flagged_seconds": round(self.flagged_seconds, 3),
             "duration": None if self.duration is None else round(self.duration, 3),
             "max_compression_ratio": round(self.max_compression_ratio, 2),
-            "segments_over_compression_ratio": self.segments_over_compression,
+            "windows_over_compression_ratio": self.segments_over_compression,
         }
 
 

@@ -18,7 +18,9 @@ from .loops import find_runs, loop_findings, max_repetition
 from .segments import consecutive_repeats, segment_findings
 from .table import SegmentTable
 from .timing import timing_findings
-from .tokens import Stream, char_stream, punct_stream, segment_key, word_stream
+import numpy as np
+
+from .tokens import build_streams
 
 __all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
            "LOOP_KINDS", "TIMING_KINDS", "compression_ratio"]
@@ -41,10 +43,6 @@ def compression_ratio(text: str) -> float:
     return len(data) / len(zlib.compress(data)) if data else 0.0
 
 
-def _streams(texts: list[str], owners: list[int]) -> list[Stream]:
-    return [char_stream(texts, owners), word_stream(texts, owners), punct_stream(texts, owners)]
-
-
 def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
             audio_duration: float | None = None) -> Analysis:
     """Find every loop and timing anomaly in ``transcript``.
@@ -55,25 +53,39 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     [('char_loop', '的', 40)]
     """
     texts = [s.text for s in transcript]
-    everyone = list(range(len(texts)))
-    streams = _streams(texts, everyone)
+    built = build_streams(texts)
+    streams = built.all()
     runs = [find_runs(s, config) for s in streams]
-    table = SegmentTable.build(transcript, streams[0], streams[1])
+    table = SegmentTable.build(transcript, built)
     loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
+    speakers = np.array([s.speaker or "" for s in transcript], dtype=object)
     for speaker in _interleaved_speakers(transcript):
         # A loop of one speaker may be interrupted by another's segments.
-        owners = [i for i, s in enumerate(transcript) if s.speaker == speaker]
-        for s in _streams([texts[i] for i in owners], owners)[:2]:
-            loops += loop_findings(s, find_runs(s, config), transcript, table, config)
-    keys = [segment_key(t) for t in texts]
+        mine = np.flatnonzero(speakers == speaker)
+        for stream in (built.chars.subset(mine), built.words.subset(mine)):
+            loops += loop_findings(stream, find_runs(stream, config), transcript, table, config, speaker)
+    keys = built.keys
     loops += segment_findings(transcript, keys, table, config)
     loops = _dedupe(loops)
     timing = _absorbed(timing_findings(transcript, table, config, audio_duration), loops)
-    unit, count = max_repetition(streams, runs)
-    ratios = [compression_ratio(t) for t in texts]
+    unit, count = max_repetition(streams, runs, transcript)
+    ratios = window_ratios(transcript, texts)
     findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
     return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count,
                     max(ratios, default=0.0), sum(r > config.compression_ratio for r in ratios))
+
+
+WINDOW_SECONDS = 30.0  # whisper scores each 30 s decoding window, so do we
+
+
+def window_ratios(transcript: Transcript, texts: list[str]) -> list[float]:
+    """Whisper's compression ratio per 30 s window of text (per segment without timing)."""
+    if not transcript.timed:
+        return [compression_ratio(t) for t in texts]
+    windows: dict[int, list[str]] = {}
+    for seg, text in zip(transcript, texts):
+        windows.setdefault(int(seg.span.start // WINDOW_SECONDS), []).append(text)
+    return [compression_ratio("".join(parts)) for parts in windows.values()]
 
 
 def _interleaved_speakers(transcript: Transcript) -> list[str]:
@@ -107,4 +119,4 @@ def _absorbed(timing: list[Finding], loops: list[Finding]) -> list[Finding]:
     """Drop timing findings that lie inside a loop: the loop carries them as evidence."""
     def inside(f: Finding) -> bool:
         return any(l.segments[0] <= f.segments[0] and f.segments[1] <= l.segments[1] for l in loops)
-    return [f for f in timing if f.kind == "truncated" or not inside(f)]
+    return [f for f in timing if not inside(f)]

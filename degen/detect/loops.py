@@ -10,21 +10,22 @@ from .config import DetectConfig
 from .finding import Finding
 from .periodic import Runs, tandem_repeats
 from .table import SegmentTable
-from .tokens import Stream, grapheme_len, normalize
+from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
 EXCERPT = 60
 
 
 def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: SegmentTable,
-                  config: DetectConfig) -> list[Finding]:
-    """Turn the runs of one stream into findings, keeping those that pass the bar."""
+                  config: DetectConfig, speaker: str | None = None) -> list[Finding]:
+    """Turn the runs of one stream into findings, keeping those that pass the bar.
+    ``speaker`` names the speaker of a per-speaker stream."""
     keep = np.flatnonzero(runs.count >= config.min_repeats_evidence)
     out = []
     for i in keep:
         start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
         count = (int(runs.start[i]) + int(runs.length[i]) - start) // period
-        finding = _judge(stream, start, period, count, transcript, table, config)
+        finding = _judge(stream, start, period, count, transcript, table, config, speaker)
         if finding is not None:
             out.append(finding)
     return out
@@ -44,7 +45,7 @@ def _aligned(stream: Stream, start: int, period: int, length: int) -> tuple[int,
 
 
 def _judge(stream: Stream, start: int, period: int, count: int, transcript: Transcript,
-           table: SegmentTable, config: DetectConfig) -> Finding | None:
+           table: SegmentTable, config: DetectConfig, speaker: str | None) -> Finding | None:
     stop = start + count * period
     unit_key = stream.text(start, start + period)
     graphemes = grapheme_len(unit_key.replace(" ", ""))
@@ -62,11 +63,11 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         severity="high" if severe else "medium",
         span=_span(transcript, first, last),
         segments=(first, last),
-        speaker=table.speaker_of(first, last),
+        speaker=speaker or table.speaker_of(first, last),
         unit=unit, period=period, count=count, excerpt=excerpt,
         score=score, evidence=evidence, stream=stream.name,
         extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
-        covered=count * graphemes,
+        covered=count * grapheme_len(content(unit_key) or unit_key),
     )
 
 
@@ -97,9 +98,10 @@ def _clip(text: str) -> str:
     return text if len(text) <= EXCERPT else text[:EXCERPT - 1] + "…"
 
 
-def max_repetition(streams: list[Stream], runs: list[Runs]) -> tuple[str | None, int]:
-    """The largest count of any unit inside one segment's text (the seed's metric)."""
-    best_unit, best = None, 1
+def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcript) -> tuple[str | None, int]:
+    """The largest count of any unit inside one segment's text (the seed's metric).
+    Doubles (``good``, ``看看``) are everywhere, so a count below 3 reports no unit."""
+    best_unit, best = None, 2
     for stream, r in zip(streams, runs):
         if not len(r):
             continue
@@ -112,9 +114,13 @@ def max_repetition(streams: list[Stream], runs: list[Runs]) -> tuple[str | None,
             counts[i] = int(((ends - begins) // r.period[i]).max())
         i = int(np.argmax(counts))
         if counts[i] > best:
-            best, best_unit = int(counts[i]), stream.text(int(r.start[i]), int(r.start[i] + r.period[i]))
-    return best_unit, best
+            best = int(counts[i])
+            start = int(r.start[i])
+            key = stream.text(start, start + int(r.period[i]))
+            seg = stream.locate(start)[0]
+            best_unit = _display(transcript[seg].text, key, stream.joiner, stream.name != "punct", best)[0]
+    return best_unit, (best if best_unit else 0)
 
 
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:
-    return tandem_repeats(stream.ids, config.max_period, 2)
+    return tandem_repeats(stream.ids, config.max_period, 3)  # the metric ignores doubles

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 from rapidfuzz.distance import Indel
+from rapidfuzz.process import cpdist
 
 from ..model import Transcript
 from .config import DetectConfig
@@ -12,7 +13,6 @@ from .finding import Finding
 from .loops import _clip, _span
 from .periodic import tandem_repeats
 from .table import SegmentTable
-from .tokens import segment_key
 
 NEAR_MIN_LENGTH = 4  # shorter texts differ too coarsely for a similarity ratio to mean much
 
@@ -21,18 +21,23 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     """An id per segment: equal keys share one, and so does a key nearly equal to the
     one just before it (a loop that drifts by a character stays one loop)."""
     vocab: dict[str, int] = {}
-    ids = np.empty(len(keys), dtype=np.int64)
+    exact = np.fromiter((vocab.setdefault(k, len(vocab)) if k else -1 - i for i, k in enumerate(keys)),
+                        dtype=np.int64, count=len(keys))
+    if len(keys) < 2:
+        return exact
+    lengths = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
     cutoff = 1.0 - near_ratio / 100.0
-    for i, key in enumerate(keys):
-        if not key:
-            ids[i] = -1 - i  # an empty segment repeats nothing
-            continue
-        prev = keys[i - 1] if i else ""
-        if (prev and key != prev and min(len(key), len(prev)) >= NEAR_MIN_LENGTH
-                and Indel.normalized_distance(key, prev, score_cutoff=cutoff) <= cutoff):
-            ids[i] = ids[i - 1]
-        else:
-            ids[i] = vocab.setdefault(key, len(vocab))
+    # Only pairs long enough and of similar length can be near-equal; score those in one call.
+    pairs = np.flatnonzero((exact[1:] != exact[:-1]) & (np.minimum(lengths[1:], lengths[:-1]) >= NEAR_MIN_LENGTH)
+                           & (np.abs(lengths[1:] - lengths[:-1]) <= cutoff * (lengths[1:] + lengths[:-1])))
+    near = np.zeros(len(keys), dtype=bool)
+    if pairs.size:
+        dist = cpdist([keys[i] for i in pairs.tolist()], [keys[i + 1] for i in pairs.tolist()],
+                      scorer=Indel.normalized_distance, workers=1)
+        near[pairs[dist <= cutoff] + 1] = True
+    ids = exact.copy()
+    for i in np.flatnonzero(near).tolist():  # chain: a drifting loop keeps its first id
+        ids[i] = ids[i - 1]
     return ids
 
 

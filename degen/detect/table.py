@@ -9,7 +9,7 @@ import numpy as np
 
 from ..model import Transcript
 from .config import DetectConfig
-from .tokens import Stream
+from .tokens import Streams
 
 # Code point ranges of scripts written without spaces, where one grapheme is about one
 # syllable or mora (CJK ideographs, kana, Hangul, Thai, Lao, Khmer, Myanmar).
@@ -28,18 +28,19 @@ class SegmentTable:
     timed: bool
 
     @classmethod
-    def build(cls, transcript: Transcript, chars: Stream, words: Stream) -> "SegmentTable":
+    def build(cls, transcript: Transcript, streams: Streams) -> "SegmentTable":
         n = len(transcript)
         timed = transcript.timed
         start = np.array([s.span.start if s.span is not None else np.nan for s in transcript], dtype=float)
         end = np.array([s.span.end if s.span is not None else np.nan for s in transcript], dtype=float)
         closed = np.array([s.closed for s in transcript], dtype=bool)
-        ids = chars.ids.astype(np.int64)
+        chars, words = streams.chars, streams.words
+        ids = streams.codes[chars.starts]
         mask = np.zeros(ids.size, dtype=bool)
         for low, high in _CJK_RANGES:
             mask |= (ids >= low) & (ids <= high)
-        cjk_count = np.bincount(chars.owners[chars.owner_index(np.flatnonzero(mask))], minlength=n)
-        word_count = np.bincount(words.owners[words.owner_index(np.arange(words.ids.size))], minlength=n)
+        cjk_count = np.bincount(chars.owner_index(np.flatnonzero(mask)), minlength=n)
+        word_count = np.diff(words.bounds)
         cjk = cjk_count >= word_count
         units = np.where(cjk, cjk_count + word_count, word_count)
         return cls(start, end, closed, units, cjk, tuple(s.speaker for s in transcript), timed)
@@ -74,7 +75,7 @@ class SegmentTable:
             durations = (self.end - self.start)[first:last + 1]
             if (durations[self.closed[first:last + 1]] <= 0).any():
                 found.append("zero_length")
-            if last - first >= 2 and durations.min() > 0 and durations.max() - durations.min() <= 0.011:
+            if last - first + 1 >= config.uniform_duration_run and durations.min() > 0 and durations.max() - durations.min() <= 0.011:
                 found.append("uniform")
         return tuple(found)
 

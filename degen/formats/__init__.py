@@ -26,13 +26,7 @@ class Format:
 
 
 def _json_as(shape: str) -> Callable[[str], Transcript]:
-    def load(text: str) -> Transcript:
-        doc = jsonfmt.parse_json(text)
-        found = jsonfmt.shape_of(doc)
-        if found != shape:
-            raise FormatError(f"this JSON is '{found}', not '{shape}'", hint=f"use --format {found}")
-        return jsonfmt.loads(text)
-    return load
+    return lambda text: jsonfmt.from_doc(jsonfmt.parse_json(text), shape)
 
 
 REGISTRY: dict[str, Format] = {f.name: f for f in (
@@ -60,12 +54,16 @@ def resolve(name: str) -> str | None:
     raise FormatError(f"unknown format {name!r}", hint="choose one of: " + ", ".join(sorted(REGISTRY)))
 
 
+def _is_json(head: str) -> bool:
+    return head[:1] == "{" or (head[:1] == "[" and not moss.OPENING.match(head))
+
+
 def sniff(text: str, extension: str = "") -> str:
     """The registry name that fits ``text``; the extension breaks ties only."""
     head = text.lstrip("\ufeff \t\r\n")
     if not head:
         raise FormatError("the transcript is empty", hint="check that the server returned something")
-    if head[0] == "{" or head[:1] == "[" and not moss.OPENING.match(head):
+    if _is_json(head):
         return jsonfmt.shape_of(jsonfmt.parse_json(text))
     if moss.OPENING.match(head) or (extension not in (".srt", ".vtt") and moss.looks_like(head[:4096])):
         return "moss"
@@ -88,10 +86,13 @@ def decode(data: bytes) -> str:
 
 def loads(text: str, format: str | None = None, extension: str = "") -> Transcript:
     """Parse ``text`` as ``format`` (a registry name or alias), or sniff it."""
+    text = text.lstrip("\ufeff")
     name = resolve(format) if format else None
     if name is None:
+        if _is_json(text.lstrip(" \t\r\n")):  # parse once: sniffing JSON means reading it
+            return jsonfmt.from_doc(jsonfmt.parse_json(text))
         name = sniff(text, extension)
-    return REGISTRY[name].loads(text.lstrip("\ufeff"))
+    return REGISTRY[name].loads(text)
 
 
 def dumps(transcript: Transcript, format: str | None = None) -> str:

@@ -62,9 +62,15 @@ def shape_of(doc: Any) -> str:
 
 
 def loads(text: str) -> Transcript:
-    doc = parse_json(text)
-    shape = shape_of(doc)
-    return _READERS[shape](doc)
+    return from_doc(parse_json(text))
+
+
+def from_doc(doc, shape: str | None = None) -> Transcript:
+    """A Transcript from parsed JSON, checking its shape against ``shape`` if given."""
+    found = shape_of(doc)
+    if shape is not None and found != shape:
+        raise FormatError(f"this JSON is '{found}', not '{shape}'", hint=f"use --format {found}")
+    return _READERS[found](doc)
 
 
 def _number(value: Any, where: str, key: str) -> float:
@@ -129,13 +135,13 @@ def _read_segments_json(doc: dict) -> Transcript:
 
 
 def _read_sglang_verbose(doc: dict) -> Transcript:
-    raw, _ = moss.parse_segments(doc["text"])
-    listed = _segment_list(doc["segments"], "segments")
+    listed = doc["segments"]
+    if not isinstance(listed, list):
+        raise FormatError(f"'segments' is a {type(listed).__name__}, not a list", field="segments")
     # The raw markup is the truth: the server's regex drops an unclosed tail from
-    # `segments`. Listed segments lend their extra fields to the raw ones, in order.
-    merged = [seg.with_(extra={**seg.extra, "json": listed[i].extra["json"]}) if i < len(listed) else seg
-              for i, seg in enumerate(raw)]
-    return Transcript(tuple(merged), "sglang_verbose", {"doc": doc, "layout": _layout(doc["segments"])})
+    # `segments`. Listed segments lend their other fields to the raw ones, in order.
+    segments, _ = moss.parse_segments(doc["text"], listed)
+    return Transcript(tuple(segments), "sglang_verbose", {"doc": doc, "layout": _layout(listed)})
 
 
 def _read_sglang_json(doc: dict) -> Transcript:

@@ -10,14 +10,13 @@ text). A last segment without one is *unclosed*: the decoder hit its token cap t
 
 from __future__ import annotations
 
-import regex
+import re
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
 
-_NUM = r"(\d+(?:\.\d+)?)"
-OPENING = regex.compile(r"\[" + _NUM + r"\]\[(S\d{2,})\]")
-_CLOSING = regex.compile(r"\[" + _NUM + r"\](\s*)\Z")
+_NUM = r"([0-9]+(?:\.[0-9]+)?)"
+OPENING = re.compile(r"\[" + _NUM + r"\]\[(S[0-9]{2,})\]")  # ASCII only: re splits faster
 
 
 def looks_like(text: str) -> bool:
@@ -25,27 +24,34 @@ def looks_like(text: str) -> bool:
     return OPENING.search(text) is not None
 
 
-def parse_segments(text: str) -> tuple[list[Segment], str]:
-    """Split markup into segments; returns them and any text before the first opening."""
-    openings = list(OPENING.finditer(text))
-    if not openings:
+def parse_segments(text: str, listed: list | None = None) -> tuple[list[Segment], str]:
+    """Split markup into segments; returns them and any text before the first opening.
+
+    ``listed`` are the response's ``segments`` items, kept in each segment's extra
+    (in order) so that writing back loses none of their fields.
+    """
+    parts = OPENING.split(text)  # [prefix, start, speaker, body, start, speaker, body, ...]
+    if len(parts) == 1:
         raise FormatError("no MOSS segment found (expected '[start][S01]text[end]')",
                           hint="check that this is MOSS-Transcribe-Diarize output")
+    listed = listed or []
     segments = []
-    for i, m in enumerate(openings):
-        stop = openings[i + 1].start() if i + 1 < len(openings) else len(text)
-        body = text[m.end():stop]
-        start_raw, speaker = m.group(1), m.group(2)
+    for i in range(1, len(parts), 3):
+        start_raw, speaker, body = parts[i], parts[i + 1], parts[i + 2]
         start = float(start_raw)
-        closing = _CLOSING.search(body)
+        stripped = body.rstrip()
+        cut = stripped.rfind("[") if stripped.endswith("]") else -1
+        end_raw = stripped[cut + 1:-1] if cut >= 0 else ""
         extra = {"raw_start": start_raw}
-        if closing:
-            extra["raw_end"], extra["sep"] = closing.group(1), closing.group(2)
-            span = Span(start, float(closing.group(1)))
-            segments.append(Segment(span, speaker, body[:closing.start()], True, extra))
+        k = i // 3
+        if k < len(listed) and isinstance(listed[k], dict):
+            extra["json"], extra["tagged"] = listed[k], True
+        if end_raw and end_raw.isascii() and end_raw.replace(".", "", 1).isdigit():
+            extra["raw_end"], extra["sep"] = end_raw, body[len(stripped):]
+            segments.append(Segment(Span(start, float(end_raw)), speaker, body[:cut], True, extra))
         else:
             segments.append(Segment(Span(start, start), speaker, body, False, extra))
-    return segments, text[:openings[0].start()]
+    return segments, parts[0]
 
 
 def loads(text: str) -> Transcript:

@@ -29,7 +29,8 @@ def _seconds(groups: tuple, line_no: int) -> float:
     if int(minutes) > 59 or int(seconds) > 59:
         raise FormatError(f"timecode minutes/seconds out of range ({minutes}:{seconds})",
                           where=f"line {line_no}", field="time")
-    return int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds) + int(millis.ljust(3, "0")) / 1000
+    total_ms = ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis.ljust(3, "0"))
+    return total_ms / 1000  # one division: 1.348 stays 1.348
 
 
 def _blocks(text: str):

@@ -1,0 +1,125 @@
+"""Detectors: every loop shape found, natural repetition left alone, the seed's numbers."""
+
+import json
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+import degen
+from degen.detect import DetectConfig, analyze
+from degen.detect.tokens import content
+from degen.formats import loads
+from degen.model import Segment, Span, Transcript
+
+from .conftest import FIXTURES
+
+EXPECT = json.loads((FIXTURES / "shapes" / "expect.json").read_text(encoding="utf-8"))
+
+
+def is_rotation(a: str, b: str) -> bool:
+    return len(a) == len(b) and a in b + b
+
+
+@pytest.mark.parametrize("name", sorted(EXPECT))
+def test_shapes(name):
+    expect = EXPECT[name]
+    report = degen.scan(FIXTURES / "shapes" / name)
+    assert report.degenerate == expect["degenerate"], [f.to_dict() for f in report.findings]
+    if not expect["degenerate"]:
+        assert not report.findings
+        return
+    top = max(report.flagged, key=lambda f: (f.count or 0))
+    if "kind" in expect:
+        assert top.kind == expect["kind"]
+    if "unit" in expect:
+        assert is_rotation(content(top.unit), content(expect["unit"])), top.unit
+    if "count" in expect:
+        assert top.count == expect["count"]
+    if "period" in expect:
+        assert top.period == expect["period"]
+
+
+def test_seed_degenerate_metrics():
+    r = degen.scan(FIXTURES / "seed" / "degenerate.json")
+    m = r.metrics
+    assert r.degenerate
+    assert (m.segments, m.consecutive_repeated_segments) == (793, 163)
+    assert (m.max_repetition_unit, m.max_repetition) == ("的", 102)
+    counts = sorted(f.count for f in r.flagged if f.is_loop)
+    assert 49 in counts and 102 in counts and 121 in counts and 37 in counts
+
+
+def test_seed_clean_twin_is_clean():
+    r = degen.scan(FIXTURES / "seed" / "clean.json")
+    m = r.metrics
+    assert not r.degenerate and not r.findings
+    assert (m.segments, m.consecutive_repeated_segments, m.max_repetition) == (623, 7, 6)
+
+
+def test_loop_times_and_speaker_come_from_segments():
+    t = loads("[1.00][S01]hello there[2.00][3.00][S02]" + "的" * 60 + "[9.00][9.50][S01]bye[10.00]")
+    (f,) = analyze(t).findings
+    assert (f.span, f.speaker, f.segments) == (Span(3.0, 9.0), "S02", (1, 1))
+
+
+def test_loop_split_across_speakers_turns_is_found_per_speaker():
+    texts = []
+    for i in range(12):
+        texts.append(("S01", "we should ship the release candidate today"))
+        texts.append(("S02", ["ok", "sure", "right", "mm", "yes", "fine"][i % 6]))
+    t = Transcript(tuple(Segment(Span(i * 3.0, i * 3.0 + 2.5), s, x) for i, (s, x) in enumerate(texts)), "moss")
+    loops = [f for f in analyze(t).findings if f.is_loop]
+    assert loops and loops[0].speaker == "S01" and loops[0].count >= 12
+
+
+def test_thresholds_are_overridable():
+    t = loads("[0.00][S01]" + "no, " * 11 + "[5.00]")
+    assert not analyze(t).findings
+    assert analyze(t, DetectConfig(min_repeats_short=10)).findings
+
+
+def test_truncation_needs_the_audio_duration():
+    t = loads("[0.00][S01]hello there everyone[2.00]")
+    assert not degen.scan(t).findings
+    (f,) = degen.scan(t, audio_duration=600.0).findings
+    assert f.kind == "truncated" and f.span == Span(2.0, 600.0)
+
+
+# ---- properties -------------------------------------------------------------------
+
+FILLER = ["我们先看一下进度", "这个问题比较复杂", "下周再讨论吧", "Let us look at it", "the numbers are fine"]
+UNITS = st.one_of(
+    st.sampled_from(["的", "嗯，", "あ、", "!", "Aye. ", "ну, ", "いや", "这个快速发展的时代，", "way ", "As in there, ",
+                     "The report shows revenue grew. "]),
+    st.text(st.characters(whitelist_categories=("Lo",)), min_size=1, max_size=12),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(UNITS, st.integers(0, 60), st.sampled_from(FILLER), st.sampled_from(FILLER), st.booleans())
+def test_planted_loop_is_found(unit, extra, before, after, slow):
+    key = content(unit) or unit.strip()
+    assume(key and before[-1] != key[-1] and after[0] != key[0])
+    count = DetectConfig().threshold_for(len(key)) + extra
+    body = before + "。" + unit * count + "。" + after
+    seconds = 60.0 if slow else 5.0
+    t = Transcript((Segment(Span(0, 3), "S01", "开始吧"), Segment(Span(4, 4 + seconds), "S02", body),
+                    Segment(Span(5 + seconds, 7 + seconds), "S01", "好的")), "moss")
+    loops = [f for f in analyze(t).findings if f.is_loop]
+    assert len(loops) == 1
+    (f,) = loops
+    assert f.count == count and f.segments == (1, 1) and f.span == Span(4, 4 + seconds)
+    assert is_rotation(content(f.unit) or f.unit.strip(), key)
+
+
+NATURAL = st.sampled_from(["no, ", "对", "好的", "Yeah. ", "いや", "very ", "ha", "我们再看看这个问题，", "Okay. "])
+
+
+@settings(max_examples=150, deadline=None)
+@given(NATURAL, st.integers(2, 6), st.sampled_from(FILLER), st.sampled_from(FILLER))
+def test_natural_repetition_up_to_x6_is_not_flagged(unit, count, before, after):
+    body = before + "，" + unit * count + "，" + after
+    seconds = max(2.0, len(body) / 4)
+    t = Transcript((Segment(Span(0, seconds), "S01", body), Segment(Span(seconds + 1, seconds + 3), "S02", "好的")),
+                   "moss")
+    assert not [f for f in analyze(t).findings if f.at_least("medium")]
