@@ -90,10 +90,46 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     return dataclasses.replace(report, advice=advise(report, transcript))
 
 
-def fix(*args, **kwargs):
-    """Repair a transcript: see ``degen.repair.fix``."""
-    from .repair import fix as _fix
-    return _fix(*args, **kwargs)
+def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
+        config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
+        concurrency: int = 8, journal=None, progress=None, format: str | None = None):
+    """Re-decode only the flagged spans of a transcript and splice the results back.
+
+    Args:
+        source: a Transcript, a path, or transcript text.
+        audio: the audio file the transcript was made from (path or ``repair.audio.Audio``).
+        transcriber: a server URL, a ``Transcriber``, or a list of either (spans are spread
+            over them).
+        policy: decoding steps and acceptance (``repair.policy.Policy``); default
+            temperature 0.1, 0.1, 0.2.
+        config: detection thresholds, for finding spans and judging candidates.
+        pad, merge_gap, max_span: seconds; how spans are padded, merged and split.
+        concurrency: spans in flight at once.
+        journal: a ``repair.journal.Journal`` to resume from and append to.
+        progress: called with (``Outcome``, spans done, spans in all) as each span finishes.
+
+    Returns:
+        ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before/after.
+
+    Example:
+        >>> result = degen.fix("out.json", audio="meeting.wav", transcriber="http://gpu:8000")  # doctest: +SKIP
+        >>> degen.write(result.transcript, "fixed.json")  # doctest: +SKIP
+    """
+    from .repair.audio import Audio
+    from .repair.client import HttpTranscriber
+    from .repair.fix import repair
+    from .repair.policy import Policy
+    config = config or (policy.config if policy else DEFAULT)
+    policy = policy or Policy(config=config)
+    transcript = read(source, format)
+    audio = audio if isinstance(audio, Audio) else Audio.open(audio)
+    items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
+    transcribers = [HttpTranscriber(t) if isinstance(t, str) else t for t in items]
+    before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
+    return repair(transcript, audio, transcribers, policy=policy, findings=before.flagged, pad=pad,
+                  merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
+                  progress=progress, before=before,
+                  rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
 
 
 __all__ = [

@@ -118,3 +118,152 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
 def _stdin(fmt):
     from .io import read_transcript
     return read_transcript("-", fmt)
+
+
+def _floats(value: str | None) -> tuple[float, ...] | None:
+    if not value:
+        return None
+    try:
+        return tuple(float(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated numbers like 0.1,0.1,0.2, not {value!r}",
+                                 param_hint="--temperatures") from None
+
+
+def _default_out(path: Path) -> Path:
+    return path.with_name(f"{path.stem}.fixed{path.suffix}")
+
+
+@main.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--audio", "audio_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The audio the transcript was made from (WAV, FLAC, OGG, MP3).")
+@click.option("--server", "servers", multiple=True, metavar="URL",
+              help="Transcription server base URL; give several to spread spans over them.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write the repaired transcript [INPUT.fixed.EXT].")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Edits and attempts as JSON [OUT.degen.json].")
+@click.option("--model", help="Model id to send (only when the server needs one).")
+@click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
+@click.option("--temperatures", default="0.1,0.1,0.2", show_default=True, help="Decoding schedule, tried in order.")
+@click.option("--repetition-penalty", type=click.FloatRange(0, 2, min_open=True),
+              help="Send repetition_penalty too (servers from ~Aug 2026 honour it).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
+              help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
+@click.option("--pad", type=click.FloatRange(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
+@click.option("--max-span", type=click.FloatRange(1), default=30.0, show_default=True,
+              help="Longest span sent, in seconds; longer ones split at segment boundaries.")
+@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
+@click.option("--timeout", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds per request.")
+@click.option("--in-place", is_flag=True, help="Overwrite INPUT (a copy is kept as INPUT.orig).")
+@click.option("--dry-run", is_flag=True, help="Print the plan and send nothing.")
+@click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed when omitted.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write a self-contained HTML report of the repair.")
+@threshold_options
+def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, temperatures, repetition_penalty,
+        concurrency, pad, max_span, journal_path, timeout, in_place, dry_run, fmt, html_path, **options):
+    """Re-decode only the flagged spans of INPUT on the live server and splice them back.
+
+    Exits 0 when every flagged span is repaired, 1 when some remain unresolved, 2 on
+    unusable input, 3 when the server cannot be reached at all.
+    """
+    from . import read
+    from . import fix as fix_transcript
+    from .repair.audio import Audio
+    from .repair.client import HttpTranscriber
+    from .repair.journal import Journal, file_fingerprint, fingerprint
+    from .repair.plan import make_plan
+    from .repair.policy import Policy
+    from . import scan as scan_one
+    config = config_from(options)
+    policy = Policy.from_options(_floats(temperatures), repetition_penalty, config)
+    transcript = read(input_path, fmt)
+    audio = Audio.open(audio_path)
+    if dry_run:
+        report = scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path))
+        plan = make_plan(transcript, report.flagged, audio.duration, pad=pad, max_span=max_span)
+        _print_plan(plan, audio.duration)
+        sys.exit(EXIT_CLEAN)
+    if not servers:
+        raise click.UsageError("give --server URL (or --dry-run to see the plan)")
+    out_path = input_path if in_place else (out_path or _default_out(input_path))
+    report_path = report_path or out_path.with_name(out_path.name + ".degen.json")
+    journal_path = journal_path or out_path.with_name(out_path.name + ".degen-journal.jsonl")
+    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
+    for t in transcribers:
+        t.check()  # exit 3 now, before any work, when a server is not there
+    identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
+                           str(max_span), repr(config))
+    journal = Journal(journal_path, identity)
+    result = _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span,
+                      concurrency, journal)
+    _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path)
+    journal.finish()
+    _print_summary(result, out_path)
+    sys.exit(EXIT_FOUND if result.unresolved else EXIT_CLEAN)
+
+
+def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal):
+    import time
+    started = time.monotonic()
+    state = {"attempts": 0}
+    with click.progressbar(length=1, label="re-decoding spans", file=sys.stderr,
+                           item_show_func=lambda _: f"{state['attempts']} attempts, "
+                                                    f"{time.monotonic() - started:.0f}s") as bar:
+        def progress(outcome, done, total):
+            state["attempts"] += len(outcome.attempts)
+            bar.length = max(total, 1)
+            bar.update(1)
+
+        result = fix_transcript(transcript, audio=audio, transcriber=transcribers, policy=policy, config=config,
+                                pad=pad, max_span=max_span, concurrency=concurrency, journal=journal,
+                                progress=progress)
+    return result
+
+
+def _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path):
+    import orjson
+    from . import formats
+    from .io import write_atomic
+    if in_place:
+        backup = input_path.with_name(input_path.name + ".orig")
+        if not backup.exists():
+            write_atomic(backup, input_path.read_bytes())
+    write_atomic(out_path, formats.dumps(result.transcript))
+    doc = {"input": str(input_path), "output": str(out_path), **result.to_dict()}
+    write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    if html_path:
+        from .html import render_fix
+        write_atomic(html_path, render_fix(result, transcript))
+
+
+def _metrics_line(m) -> str:
+    worst = f"{m.max_repetition_unit} x{m.max_repetition}" if m.max_repetition_unit else "none"
+    return (f"segments {m.segments}, consecutive repeated segments {m.consecutive_repeated_segments}, "
+            f"worst repetition {worst}")
+
+
+def _print_summary(result, out_path) -> None:
+    share = result.seconds_decoded / result.audio_seconds if result.audio_seconds else 0.0
+    repaired = sum(o.status == "repaired" for o in result.outcomes)
+    click.echo(f"{out_path}: {len(result.plan.spans)} spans flagged, {repaired} repaired, "
+               f"{len(result.unresolved)} unresolved; re-decoded {result.seconds_decoded:.1f}s of "
+               f"{result.audio_seconds:.1f}s of audio ({share:.1%})")
+    for o in result.unresolved:
+        click.echo(f"  unresolved {o.rs.core.start:.2f}-{o.rs.core.end:.2f}s: {o.reason}")
+    for f in result.plan.unrepairable:
+        click.echo(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}")
+    click.echo(f"  before: {_metrics_line(result.before.metrics)}")
+    click.echo(f"  after:  {_metrics_line(result.after.metrics)}")
+
+
+def _print_plan(plan, audio_seconds: float) -> None:
+    share = plan.seconds / audio_seconds if audio_seconds else 0.0
+    click.echo(f"plan: {len(plan.spans)} spans, {plan.seconds:.1f}s of {audio_seconds:.1f}s of audio ({share:.1%})")
+    for rs in plan.spans:
+        click.echo(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  {'; '.join(rs.reasons)}")
+    for f in plan.unrepairable:
+        click.echo(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}")

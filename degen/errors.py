@@ -80,4 +80,7 @@ class ServerTimeout(ServerError):
 
 
 class ServerRejected(ServerError):
-    """The server answered with a 4xx error that a retry will not fix."""
+    """The server answered with a 4xx error that a retry will not fix (a wrong model,
+    key or parameter: a usage error, hence exit code 2)."""
+
+    exit_code = 2

@@ -104,17 +104,20 @@ def degenerate_segments(clean: list[dict], rng: random.Random) -> tuple[list[dic
             kind, k = windows[i]
             start, end = clean[i]["start"], clean[i + k - 1]["end"]
             speaker = clean[i]["speaker"]
-            out += _loop(kind, start, end, speaker, rng)
-            regions.append({"kind": kind, "start": start, "end": end, "first": i, "last": i + k - 1})
+            loop = _loop(kind, start, end, speaker, rng)
+            out += loop
+            regions.append({"kind": kind, "start": start, "end": end, "first": i, "last": i + k - 1, "loop": loop})
             i += k
             continue
         seg = dict(clean[i])
         if i == 250:
             seg["text"] = "我觉得这个问题的关键是" + "的" * 102
-            regions.append({"kind": "char", "start": seg["start"], "end": seg["end"], "first": i, "last": i})
+            regions.append({"kind": "char", "start": seg["start"], "end": seg["end"], "first": i, "last": i,
+                            "loop": [dict(seg)]})
         elif i == 600:
             seg["text"] = "在" + PHRASE * 49
-            regions.append({"kind": "phrase", "start": seg["start"], "end": seg["end"], "first": i, "last": i})
+            regions.append({"kind": "phrase", "start": seg["start"], "end": seg["end"], "first": i, "last": i,
+                            "loop": [dict(seg)]})
         out.append(seg)
         i += 1
     return out, regions

@@ -59,7 +59,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     table = SegmentTable.build(transcript, built)
     loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
     speakers = np.array([s.speaker or "" for s in transcript], dtype=object)
-    for speaker in _interleaved_speakers(transcript):
+    for speaker in _interleaved_speakers(table.speakers):
         # A loop of one speaker may be interrupted by another's segments.
         mine = np.flatnonzero(speakers == speaker)
         for stream in (built.chars.subset(mine), built.words.subset(mine)):
@@ -69,7 +69,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     loops = _dedupe(loops)
     timing = _absorbed(timing_findings(transcript, table, config, audio_duration), loops)
     unit, count = max_repetition(streams, runs, transcript)
-    ratios = window_ratios(transcript, texts)
+    ratios = window_ratios(table, texts)
     findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
     return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count,
                     max(ratios, default=0.0), sum(r > config.compression_ratio for r in ratios))
@@ -78,20 +78,20 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
 WINDOW_SECONDS = 30.0  # whisper scores each 30 s decoding window, so do we
 
 
-def window_ratios(transcript: Transcript, texts: list[str]) -> list[float]:
+def window_ratios(table: SegmentTable, texts: list[str]) -> list[float]:
     """Whisper's compression ratio per 30 s window of text (per segment without timing)."""
-    if not transcript.timed:
+    if not table.timed:
         return [compression_ratio(t) for t in texts]
-    windows: dict[int, list[str]] = {}
-    for seg, text in zip(transcript, texts):
-        windows.setdefault(int(seg.span.start // WINDOW_SECONDS), []).append(text)
-    return [compression_ratio("".join(parts)) for parts in windows.values()]
+    window = np.floor(table.start / WINDOW_SECONDS)
+    cuts = np.flatnonzero(np.diff(window)) + 1
+    edges = [0, *cuts.tolist(), len(texts)]
+    return [compression_ratio("".join(texts[a:b])) for a, b in zip(edges, edges[1:])]
 
 
-def _interleaved_speakers(transcript: Transcript) -> list[str]:
-    speakers = [s.speaker for s in transcript]
+def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:
+    """Speakers worth a stream of their own: only when turns alternate at all."""
     switches = sum(1 for a, b in zip(speakers, speakers[1:]) if a != b)
-    return [s for s in transcript.speakers if s is not None] if switches > 1 else []
+    return [s for s in dict.fromkeys(speakers) if s is not None] if switches > 1 else []
 
 
 _STREAM_PREFERENCE = {"segments": 0, "words": 1, "chars": 2, "punct": 3}

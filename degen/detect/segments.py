@@ -25,7 +25,7 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
                         dtype=np.int64, count=len(keys))
     if len(keys) < 2:
         return exact
-    lengths = np.fromiter((len(k) for k in keys), dtype=np.int64, count=len(keys))
+    lengths = np.array(list(map(len, keys)), dtype=np.int64)
     cutoff = 1.0 - near_ratio / 100.0
     # Only pairs long enough and of similar length can be near-equal; score those in one call.
     pairs = np.flatnonzero((exact[1:] != exact[:-1]) & (np.minimum(lengths[1:], lengths[:-1]) >= NEAR_MIN_LENGTH)

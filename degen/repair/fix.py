@@ -1,0 +1,224 @@
+"""Fix: re-decode the flagged spans, judge, splice, and account for every attempt.
+
+    plan ─▶ for each span (bounded pool): steps of the policy until a clean candidate
+              └ journal each attempt ─▶ judge ─▶ keep clean / strictly better / original
+    ─▶ apply replacements ─▶ rescan ─▶ FixResult (edits, attempts, before/after metrics)
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..detect import DEFAULT, DetectConfig
+from ..errors import FormatError, ServerError, ServerRejected
+from ..model import Segment, Span, Transcript
+from ..report import Report
+from .audio import Audio
+from .client import Request, Transcriber, max_new_tokens_for
+from .journal import Journal
+from .plan import Plan, RepairSpan, make_plan
+from .policy import Policy, Step, Verdict, judge
+from .splice import Placed, Replacement, apply, closed, parse_candidate, place
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One request for one span, and what came of it."""
+
+    step: Step
+    clip: Span
+    server: str
+    max_new_tokens: int
+    verdict: Verdict | None
+    error: str | None = None
+    accepted: bool = False
+    anchored: bool = False
+
+    def to_dict(self) -> dict:
+        return {**self.step.to_dict(), "clip": [round(self.clip.start, 3), round(self.clip.end, 3)],
+                "server": self.server, "max_new_tokens": self.max_new_tokens, "accepted": self.accepted,
+                "anchored": self.anchored, "error": self.error,
+                "verdict": self.verdict.to_dict() if self.verdict else None}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A change made to the transcript, with its audit trail."""
+
+    span: Span
+    before: tuple[Segment, ...]
+    after: tuple[Segment, ...]
+    attempts: tuple[Attempt, ...]
+    reason: str
+
+    def to_dict(self) -> dict:
+        seg = lambda s: {"start": s.span.start, "end": s.span.end, "speaker": s.speaker, "text": s.text}
+        return {"start": round(self.span.start, 3), "end": round(self.span.end, 3), "reason": self.reason,
+                "before": [seg(s) for s in self.before], "after": [seg(s) for s in self.after],
+                "attempts": [a.to_dict() for a in self.attempts]}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one repair span: "repaired" (a clean candidate), "improved"
+    (strictly better but not clean) or "unresolved" (the original kept)."""
+
+    rs: RepairSpan
+    status: str
+    reason: str
+    attempts: tuple[Attempt, ...]
+    placed: Placed | None = None
+
+
+@dataclass(frozen=True)
+class FixResult:
+    transcript: Transcript
+    plan: Plan
+    outcomes: tuple[Outcome, ...]
+    edits: tuple[Edit, ...]
+    before: Report
+    after: Report
+    audio_seconds: float
+    seconds_decoded: float = 0.0
+
+    @property
+    def unresolved(self) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.status != "repaired")
+
+    def to_dict(self) -> dict:
+        return {
+            "spans_flagged": len(self.plan.spans),
+            "repaired": sum(o.status == "repaired" for o in self.outcomes),
+            "improved": sum(o.status == "improved" for o in self.outcomes),
+            "unresolved": [{**o.rs.to_dict(), "status": o.status, "why": o.reason} for o in self.unresolved],
+            "unrepairable": [f.to_dict() for f in self.plan.unrepairable],
+            "seconds_decoded": round(self.seconds_decoded, 3), "audio_seconds": round(self.audio_seconds, 3),
+            "before": self.before.metrics.to_dict(), "after": self.after.metrics.to_dict(),
+            "plan": [rs.to_dict() for rs in self.plan.spans],
+            "edits": [e.to_dict() for e in self.edits],
+        }
+
+
+@dataclass
+class _Run:
+    """Everything the span workers share."""
+
+    original: Transcript
+    audio: Audio
+    transcribers: Sequence[Transcriber]
+    policy: Policy
+    journal: Journal
+    progress: Callable[[Outcome, int, int], None] | None
+    total: int = 0
+    done: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcriber], *, policy: Policy,
+           findings, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0, concurrency: int = 8,
+           journal: Journal | None = None, progress: Callable[[Outcome, int, int], None] | None = None,
+           before: Report, rescan: Callable[[Transcript], Report]) -> FixResult:
+    """Repair ``findings`` in ``transcript`` (the public entry point is ``degen.fix``)."""
+    audio.check_covers(transcript.end)
+    plan = make_plan(transcript, findings, audio.duration, pad=pad, merge_gap=merge_gap, max_span=max_span)
+    run = _Run(transcript, audio, transcribers, policy, journal or Journal(None, ""), progress, len(plan.spans))
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = [pool.submit(_repair_span, run, rs, i) for i, rs in enumerate(plan.spans)]
+        outcomes = tuple(f.result() for f in futures)
+    kept = [o for o in outcomes if o.placed is not None]
+    fixed = apply(transcript, [Replacement(o.rs, closed(o.placed.segments)) for o in kept])
+    edits = tuple(Edit(o.rs.core, _before(transcript, o.rs), closed(o.placed.segments), o.attempts,
+                       "; ".join(o.rs.reasons)) for o in kept)
+    decoded = sum(a.clip.duration for o in outcomes for a in o.attempts)
+    return FixResult(fixed, plan, outcomes, edits, before, rescan(fixed), audio.duration, decoded)
+
+
+def _before(transcript: Transcript, rs: RepairSpan) -> tuple[Segment, ...]:
+    return tuple(transcript.segments[rs.segments[0]:rs.segments[1] + 1]) if rs.segments else ()
+
+
+def _original_verdict(run: _Run, rs: RepairSpan) -> Verdict:
+    if rs.segments is None:  # nothing there to compare with: only a clean candidate will do
+        return Verdict(False, 0.0, "missing")
+    return judge(Transcript(_before(run.original, rs)), rs.core.duration, run.policy.config)
+
+
+def _repair_span(run: _Run, rs: RepairSpan, index: int) -> Outcome:
+    transcriber = run.transcribers[index % len(run.transcribers)]
+    recorded = run.journal.attempts(rs.key)
+    attempts: list[Attempt] = []
+    best: tuple[Verdict, Placed, int] | None = None
+    for i, step in enumerate(run.policy.steps):
+        entry = recorded[i] if i < len(recorded) else _send(run, rs, transcriber, step, i)
+        attempt, placed = _evaluate(run, rs, step, entry)
+        if attempt.error:
+            attempts.append(attempt)
+            outcome = Outcome(rs, "unresolved", f"server error: {attempt.error}", tuple(attempts))
+            break
+        if attempt.verdict.clean:
+            attempts.append(_accepted(attempt))
+            outcome = Outcome(rs, "repaired", "clean", tuple(attempts), placed)
+            break
+        attempts.append(attempt)
+        if best is None or attempt.verdict.badness < best[0].badness:
+            best = (attempt.verdict, placed, len(attempts) - 1)
+    else:
+        outcome = _fallback(run, rs, attempts, best)
+    if run.progress:
+        with run.lock:
+            run.done += 1
+            run.progress(outcome, run.done, run.total)
+    return outcome
+
+
+def _accepted(attempt: Attempt) -> Attempt:
+    return Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
+                   attempt.error, True, attempt.anchored)
+
+
+def _fallback(run: _Run, rs: RepairSpan, attempts: list[Attempt], best) -> Outcome:
+    original = _original_verdict(run, rs)
+    if best is not None and best[0].badness < original.badness:
+        attempts[best[2]] = _accepted(attempts[best[2]])
+        return Outcome(rs, "improved", f"no clean candidate; kept one less degenerate than the original "
+                                       f"({best[0].reason})", tuple(attempts), best[1])
+    why = best[0].reason if best else "no candidate"
+    return Outcome(rs, "unresolved", f"no candidate was clean or better than the original ({why})", tuple(attempts))
+
+
+def _clip(run: _Run, rs: RepairSpan, step: Step) -> Span:
+    return Span(max(0.0, rs.span.start - step.context), rs.span.end)
+
+
+def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index: int) -> dict:
+    clip = _clip(run, rs, step)
+    tokens = max_new_tokens_for(clip.duration, run.policy.tokens_per_second, run.policy.min_new_tokens)
+    request = Request(run.audio.clip(clip), step.temperature, tokens, step.repetition_penalty)
+    entry = {"span": rs.key, "attempt": index, "clip": [clip.start, clip.end], "max_new_tokens": tokens,
+             "server": getattr(transcriber, "base_url", type(transcriber).__name__)}
+    try:
+        response = transcriber.transcribe(request)
+        entry.update(body=response.text, format=response.response_format, error=None)
+    except ServerRejected:
+        raise  # a wrong model, key or parameter: every span would fail the same way
+    except ServerError as exc:
+        entry.update(body=None, format=None, error=str(exc))
+    run.journal.record(entry)
+    return entry
+
+
+def _evaluate(run: _Run, rs: RepairSpan, step: Step, entry: dict) -> tuple[Attempt, Placed | None]:
+    clip = Span(*entry["clip"])
+    base = dict(step=step, clip=clip, server=entry["server"], max_new_tokens=entry["max_new_tokens"])
+    if entry.get("error"):
+        return Attempt(verdict=None, error=entry["error"], **base), None
+    try:
+        candidate = parse_candidate(entry["body"], entry["format"])
+    except FormatError as exc:
+        return Attempt(verdict=Verdict(False, float("inf"), f"unusable answer: {exc.detail}"), **base), None
+    placed = place(candidate, rs, run.original, clip)
+    verdict = judge(Transcript(placed.segments), rs.core.duration, run.policy.config)
+    return Attempt(verdict=verdict, **base), placed

@@ -1,0 +1,87 @@
+"""Journal: every finished attempt, appended as one JSON line the moment it completes.
+
+Re-running the same command after an interruption (Ctrl-C, kill -9, a crashed server)
+replays finished attempts from here instead of sending them again, so the output comes
+out the same. A journal made for other inputs or settings is set aside, never mixed in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import orjson
+
+VERSION = 1
+
+
+def fingerprint(*parts: bytes | str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode() if isinstance(part, str) else part)
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+def file_fingerprint(path: Path) -> str:
+    """Size plus the first and last MiB: cheap for hours of audio, and any re-encode or
+    different file changes it."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        head = handle.read(1 << 20)
+        handle.seek(max(0, size - (1 << 20)))
+        tail = handle.read(1 << 20)
+    return fingerprint(str(size), head, tail)
+
+
+class Journal:
+    """Attempts by span key, loaded from and appended to a JSON-lines file."""
+
+    def __init__(self, path: Path | None, identity: str):
+        self.path, self.identity = path, identity
+        self._lock = threading.Lock()
+        self.done: dict[str, list[dict]] = {}
+        if path is None:
+            return
+        if path.exists():
+            self._load(path)
+        if not path.exists():
+            self._append({"journal": VERSION, "identity": identity})
+
+    def _load(self, path: Path) -> None:
+        lines = path.read_bytes().splitlines()
+        try:
+            header = orjson.loads(lines[0]) if lines else {}
+        except orjson.JSONDecodeError:
+            header = {}
+        if header.get("identity") != self.identity or header.get("journal") != VERSION:
+            path.replace(path.with_name(path.name + ".stale"))  # other inputs: keep it, do not use it
+            return
+        for line in lines[1:]:
+            try:
+                entry = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # a line cut by a crash mid-write: that attempt is simply redone
+            self.done.setdefault(entry["span"], []).append(entry)
+
+    def attempts(self, key: str) -> list[dict]:
+        return sorted(self.done.get(key, []), key=lambda e: e["attempt"])
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.done.setdefault(entry["span"], []).append(entry)
+            if self.path is not None:
+                self._append(entry)
+
+    def _append(self, entry: dict) -> None:
+        with open(self.path, "ab") as handle:
+            handle.write(orjson.dumps(entry) + b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def finish(self) -> None:
+        """The output is written: the journal has served its purpose."""
+        if self.path is not None and self.path.exists():
+            self.path.unlink()

@@ -1,0 +1,136 @@
+"""Plan: flagged findings become repair spans aligned to whole segments.
+
+    segments   |--a--|  |--b--||--c (loop)--||--d (loop)--|   |--e--|
+    findings                    [====== loop ======]
+    core                        |--------------------------|     segments replaced
+    span (padded)             |------------------------------|   audio re-decoded
+
+Spans closer than ``merge_gap`` merge; a span longer than ``max_span`` splits at
+segment boundaries (the server decodes long audio worse and a loop is cut shorter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..detect import Finding
+from ..errors import ConfigError
+from ..model import Span, Transcript
+
+
+@dataclass(frozen=True, slots=True)
+class RepairSpan:
+    """One stretch of audio to re-decode.
+
+    Attributes:
+        span: the audio sent, padded and clamped to the file.
+        core: the time whose segments are replaced.
+        segments: (first, last) segment indices replaced, inclusive, or None to insert
+            new text after ``after`` (a transcript cut short has nothing to replace).
+        after: for an insertion, the index of the segment before it (-1 at the start).
+        reasons: what was found there, e.g. "char_loop 的 x102".
+    """
+
+    span: Span
+    core: Span
+    segments: tuple[int, int] | None
+    reasons: tuple[str, ...]
+    after: int = -1
+
+    @property
+    def key(self) -> str:
+        """Stable id for the journal."""
+        return f"{self.core.start:.3f}-{self.core.end:.3f}"
+
+    def to_dict(self) -> dict:
+        return {"start": round(self.span.start, 3), "end": round(self.span.end, 3),
+                "core": [round(self.core.start, 3), round(self.core.end, 3)],
+                "segments": list(self.segments) if self.segments else None, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Plan:
+    spans: tuple[RepairSpan, ...]
+    unrepairable: tuple[Finding, ...]  # found where the transcript has no timing
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.span.duration for s in self.spans)
+
+
+def segment_end(transcript: Transcript, index: int, audio_duration: float) -> float:
+    """End time of a segment; an unclosed one runs to the next start or the audio end."""
+    seg = transcript[index]
+    if seg.closed:
+        return seg.span.end
+    return transcript[index + 1].span.start if index + 1 < len(transcript) else audio_duration
+
+
+def _describe(f: Finding) -> str:
+    return f"{f.kind} {f.unit} x{f.count}" if f.unit else f.kind
+
+
+def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: float = 0.5,
+              merge_gap: float = 1.0, max_span: float = 30.0) -> Plan:
+    """Turn ``findings`` (already filtered to those worth repairing) into repair spans."""
+    if pad < 0 or merge_gap < 0 or max_span <= 0:
+        raise ConfigError("pad and merge gap must be >= 0 and max span > 0")
+    raw, unrepairable = [], []
+    for f in findings:
+        if f.span is None or not transcript.timed:
+            unrepairable.append(f)
+        elif f.kind == "truncated":
+            raw.append(RepairSpan(f.span, f.span, None, (_describe(f),), after=len(transcript) - 1))
+        else:
+            first, last = f.segments
+            core = Span(transcript[first].span.start, segment_end(transcript, last, audio_duration))
+            raw.append(RepairSpan(core, core, (first, last), (_describe(f),)))
+    spans = []
+    for rs in _split_all(_merge(sorted(raw, key=lambda r: r.core.start), merge_gap), transcript, max_span):
+        padded = Span(max(0.0, rs.core.start - pad), min(audio_duration, rs.core.end + pad))
+        spans.append(RepairSpan(padded, rs.core, rs.segments, rs.reasons, rs.after))
+    return Plan(tuple(spans), tuple(unrepairable))
+
+
+def _merge(spans: list[RepairSpan], gap: float) -> list[RepairSpan]:
+    out: list[RepairSpan] = []
+    for rs in spans:
+        prev = out[-1] if out else None
+        if prev is not None and rs.core.start - prev.core.end < gap:
+            segs = [s for s in (prev.segments, rs.segments) if s]
+            merged = (min(s[0] for s in segs), max(s[1] for s in segs)) if segs else None
+            reasons = prev.reasons + tuple(r for r in rs.reasons if r not in prev.reasons)
+            out[-1] = RepairSpan(prev.core | rs.core, prev.core | rs.core, merged, reasons,
+                                 prev.after if merged is None else -1)
+        else:
+            out.append(rs)
+    return out
+
+
+def _split_all(spans: list[RepairSpan], transcript: Transcript, max_span: float) -> list[RepairSpan]:
+    out = []
+    for rs in spans:
+        out.extend(_split(rs, transcript, max_span) if rs.core.duration > max_span else [rs])
+    return out
+
+
+def _split(rs: RepairSpan, transcript: Transcript, max_span: float) -> list[RepairSpan]:
+    if rs.segments is None:  # a missing tail: fixed windows, nothing to align to
+        n = int(rs.core.duration // max_span) + 1
+        step = rs.core.duration / n
+        return [RepairSpan(Span(rs.core.start + i * step, rs.core.start + (i + 1) * step),
+                           Span(rs.core.start + i * step, rs.core.start + (i + 1) * step),
+                           None, rs.reasons, rs.after) for i in range(n)]
+    first, last = rs.segments
+    chunks, begin = [], first
+    for i in range(first + 1, last + 1):
+        if transcript[i].span.start - transcript[begin].span.start > max_span:
+            chunks.append((begin, i - 1))
+            begin = i
+    chunks.append((begin, last))
+    out = []
+    for a, b in chunks:
+        end = rs.core.end if b == last else transcript[b + 1].span.start
+        core = Span(transcript[a].span.start, max(transcript[a].span.start, end))
+        out.append(RepairSpan(core, core, (a, b), rs.reasons))
+    return out

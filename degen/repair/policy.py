@@ -1,0 +1,116 @@
+"""Policy: which decoding settings to try, and whether a candidate is good enough.
+
+A candidate is accepted when the same detectors that flagged the span find nothing in
+it, nothing was cut at the token cap, and its text density is one speech can hold. If no
+attempt is clean, the least degenerate one is kept only when it is strictly better than
+the original; otherwise the original stays and the span is reported unresolved. The
+transcript never gets worse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..detect import DEFAULT, DetectConfig, analyze
+from ..detect.tokens import content
+from ..errors import ConfigError
+from ..model import Transcript
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One decoding try.
+
+    Attributes:
+        temperature: sent explicitly (the server's own default is greedy, 0.0).
+        repetition_penalty: sent only when set (servers before ~Aug 2026 drop it).
+        context: seconds of audio before the span to send too; their text is dropped.
+    """
+
+    temperature: float
+    repetition_penalty: float | None = None
+    context: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"temperature": self.temperature, "repetition_penalty": self.repetition_penalty,
+                "context": self.context}
+
+
+def _steps(temperatures=(0.1, 0.1, 0.2), penalty=None) -> tuple[Step, ...]:
+    return tuple(Step(t, penalty) for t in temperatures)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How to re-decode a span.
+
+    The default schedule is the seed's remedy, temperature 0.1, drawn twice (the server
+    has no seed: a second draw is a fresh sample), then 0.2.
+
+    Attributes:
+        steps: tried in order until one is clean.
+        tokens_per_second: ``max_new_tokens`` per second of clip. MOSS wrote ~6.5 output
+            tokens per audio second in the seed's 50-minute run; 12 leaves room for fast
+            speech and cuts a loop off at about twice the expected output.
+        min_new_tokens: the floor for short clips.
+        config: the detectors used to judge candidates.
+    """
+
+    steps: tuple[Step, ...] = field(default_factory=_steps)
+    tokens_per_second: float = 12.0
+    min_new_tokens: int = 128
+    config: DetectConfig = DEFAULT
+
+    def __post_init__(self):
+        if not self.steps:
+            raise ConfigError("the policy needs at least one decoding step")
+        for step in self.steps:
+            if not 0 <= step.temperature <= 2:
+                raise ConfigError(f"temperature {step.temperature} is outside 0..2")
+            if step.repetition_penalty is not None and not 0 < step.repetition_penalty <= 2:
+                raise ConfigError(f"repetition_penalty {step.repetition_penalty} is outside (0, 2]")
+
+    @classmethod
+    def from_options(cls, temperatures: tuple[float, ...] | None = None, repetition_penalty: float | None = None,
+                     config: DetectConfig = DEFAULT) -> "Policy":
+        return cls(steps=_steps(temperatures or (0.1, 0.1, 0.2), repetition_penalty), config=config)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """How a candidate (or the original) reads: ``badness`` counts graphemes inside
+    loops, cut off at the cap, or beyond what the time can hold; 0 is clean."""
+
+    clean: bool
+    badness: float
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"clean": self.clean, "badness": round(self.badness, 2), "reason": self.reason}
+
+
+def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT) -> Verdict:
+    """Judge a stretch of transcript that covers ``seconds`` of audio."""
+    analysis = analyze(transcript, config)
+    loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
+    badness = float(sum(f.covered for f in loops))
+    reasons = [f"{f.kind} {f.unit} x{f.count}" for f in loops[:2]]
+    unclosed = [s for s in transcript if not s.closed]
+    if unclosed:
+        badness += sum(len(content(s.text)) for s in unclosed)
+        reasons.append("cut at the token cap")
+    units, limit = _density(transcript, config)
+    excess = units - limit * max(seconds, config.rate_min_seconds)
+    if units >= config.rate_min_units and excess > 0:
+        badness += excess
+        reasons.append(f"too dense ({units / max(seconds, 1e-9):.1f} units/s)")
+    return Verdict(not reasons, badness, "; ".join(reasons) or "clean")
+
+
+def _density(transcript: Transcript, config: DetectConfig) -> tuple[int, float]:
+    text = content("".join(s.text for s in transcript))
+    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    if cjk * 2 >= len(text):
+        return len(text), config.max_cjk_rate
+    words = sum(len(s.text.split()) for s in transcript)
+    return words, config.max_word_rate

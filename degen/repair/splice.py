@@ -1,0 +1,141 @@
+"""Splice: put a re-decoded clip back into the transcript.
+
+    clip times      0 ......................... 18.2     (relative, speakers from S01)
+    + offset        412.0 ..................... 430.2
+    keep            segments whose middle lies in the core; clamp into the core
+    speakers        clip S01 -> original S03 by time overlap with the segments replaced
+                    and their neighbours; no overlap at all -> a label nobody uses
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .. import formats
+from ..errors import FormatError
+from ..model import Segment, Span, Transcript
+from .plan import RepairSpan
+
+ROUND = 3  # milliseconds: times written back are not longer than the inputs'
+
+
+@dataclass(frozen=True)
+class Placed:
+    segments: tuple[Segment, ...]
+    unmapped: tuple[str, ...]  # clip speakers that overlapped no original speaker
+
+
+def parse_candidate(body: str, response_format: str) -> Transcript:
+    """The server's answer as a Transcript (times relative to the clip)."""
+    try:
+        return formats.loads(body)
+    except FormatError as exc:
+        raise FormatError(f"the server's {response_format} answer is not a transcript: {exc.detail}",
+                          path="<server>") from None
+
+
+def _timed(candidate: Transcript, seconds: float) -> list[Segment]:
+    """Untimed answers (plain OpenAI json) spread over the clip by text length."""
+    if candidate.timed:
+        return list(candidate)
+    total = sum(len(s.text) for s in candidate) or 1
+    out, t = [], 0.0
+    for s in candidate:
+        d = seconds * len(s.text) / total
+        out.append(Segment(Span(t, t + d), s.speaker, s.text))
+        t += d
+    return out
+
+
+def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Span | None = None) -> Placed:
+    """Candidate segments in transcript time, clamped into the core, speakers mapped.
+
+    ``clip`` is the audio actually sent (the padded span, or a wider one with context
+    or anchors); the candidate's times are relative to its start.
+    """
+    clip = clip or rs.span
+    shifted = []
+    for seg in _timed(candidate, clip.duration):
+        start = seg.span.start + clip.start
+        end = seg.span.end + clip.start if seg.closed else max(start, rs.core.end)
+        shifted.append((Span(start, end), seg))
+    kept = [(span.clamp(rs.core), seg) for span, seg in shifted
+            if rs.core.start <= (span.start + span.end) / 2 <= rs.core.end]
+    mapping, unmapped = map_speakers(shifted, kept, original, clip)
+    out, cursor = [], rs.core.start
+    for span, seg in sorted(kept, key=lambda item: item[0].start):
+        start = round(max(span.start, cursor), ROUND)
+        end = round(max(span.end, start), ROUND)
+        # An unclosed segment stays marked so that the policy sees the cut; `closed()`
+        # gives it the core's end before it is written.
+        out.append(Segment(Span(start, end), mapping.get(seg.speaker, seg.speaker), seg.text, seg.closed))
+        cursor = end
+    return Placed(tuple(out), tuple(unmapped))
+
+
+def closed(segments) -> tuple[Segment, ...]:
+    return tuple(s if s.closed else s.with_(closed=True) for s in segments)
+
+
+def map_speakers(shifted, kept, original: Transcript, clip: Span) -> tuple[dict, list[str]]:
+    """Clip speaker -> original speaker, greedily by seconds of overlap between all the
+    clip's segments and the original segments it covers (replaced ones and neighbours)."""
+    around = [s for s in original if s.span is not None and s.span.overlap(clip) > 0]
+    overlap: dict[tuple, float] = defaultdict(float)
+    for span, seg in shifted:
+        for o in around:
+            overlap[(seg.speaker, o.speaker)] += span.overlap(o.span)
+    mapping: dict = {}
+    taken: set = set()
+    for (mine, theirs), seconds in sorted(overlap.items(), key=lambda kv: -kv[1]):
+        if seconds > 0 and mine not in mapping and theirs not in taken:
+            mapping[mine] = theirs
+            taken.add(theirs)
+    speakers = {seg.speaker for _, seg in kept}
+    unmapped = sorted(s for s in speakers if s not in mapping and s is not None)
+    used = set(original.speakers)
+    for mine in unmapped:
+        mapping[mine] = fresh_label(used)
+        used.add(mapping[mine])
+    return mapping, unmapped
+
+
+def fresh_label(used: set) -> str:
+    """A speaker label that collides with none in use (S01, S02, ... style)."""
+    n = 1
+    while f"S{n:02d}" in used:
+        n += 1
+    return f"S{n:02d}"
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """New segments for a RepairSpan (what an Edit records, without the audit trail)."""
+
+    rs: RepairSpan
+    segments: tuple[Segment, ...]
+
+
+def apply(original: Transcript, replacements: list[Replacement]) -> Transcript:
+    """A new transcript with every replacement made. Replacements never overlap (the
+    plan merges spans), so one pass in order suffices."""
+    replace_at = {r.rs.segments[0]: r for r in replacements if r.rs.segments}
+    insert_after: dict[int, list[Replacement]] = defaultdict(list)
+    for r in sorted((r for r in replacements if not r.rs.segments), key=lambda r: r.rs.core.start):
+        insert_after[r.rs.after].append(r)
+    out = [seg for r in insert_after.get(-1, []) for seg in r.segments]
+    i = 0
+    while i < len(original):
+        r = replace_at.get(i)
+        if r is not None:
+            out.extend(r.segments)
+            i = r.rs.segments[1] + 1
+            last = r.rs.segments[1]
+        else:
+            out.append(original[i])
+            last = i
+            i += 1
+        for ins in insert_after.get(last, []):
+            out.extend(ins.segments)
+    return original.with_segments(out)

@@ -1,0 +1,234 @@
+"""An SGLang-Omni-compatible transcription server for tests, on a loopback port.
+
+Same route, form fields, validation, response shapes and errors as the real one
+(see README, "The server contract"); the decoder behind it is scripted
+(``Session``). It can inject faults and charge a simulated decode time, and it counts
+the requests and the audio seconds it decoded.
+
+    with TestServer(session) as server:
+        degen.fix(..., transcriber=server.url)
+"""
+
+from __future__ import annotations
+
+import math
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import orjson
+
+from ..errors import AudioError
+from ..repair.audio import decode
+from .session import Session
+
+FORMATS = ("json", "text", "verbose_json", "srt", "vtt")
+MODEL_CAP = 32768  # the model's configured max_new_tokens
+
+
+@dataclass
+class Faults:
+    """Misbehaviour to inject, each for the first N transcription requests."""
+
+    unavailable: int = 0  # 503 queue full
+    drop: int = 0  # close the connection without an answer
+    malformed: int = 0  # 200 with a body that is not JSON
+    slow_seconds: float = 0.0  # added to every request
+    always_worse: bool = False  # every answer loops (a server that never helps)
+
+
+@dataclass
+class Stats:
+    requests: int = 0
+    transcriptions: int = 0
+    audio_seconds: float = 0.0
+    forms: list = field(default_factory=list)
+
+
+class TestServer:
+    """Serve ``session`` on 127.0.0.1 in a background thread."""
+
+    __test__ = False  # not a pytest class
+
+    def __init__(self, session: Session, *, port: int = 0, model_id: str = "moss-transcribe-diarize",
+                 faults: Faults | None = None, decode_seconds_per_second: float = 0.0,
+                 honours_repetition_penalty: bool = True):
+        self.session, self.model_id = session, model_id
+        self.faults = faults or Faults()
+        self.decode_seconds_per_second = decode_seconds_per_second
+        self.honours_repetition_penalty = honours_repetition_penalty
+        self.stats = Stats()
+        self._lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def start(self) -> "TestServer":
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="degen-test-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> "TestServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _take_fault(self, name: str) -> bool:
+        with self._lock:
+            left = getattr(self.faults, name)
+            if left > 0:
+                setattr(self.faults, name, left - 1)
+                return True
+            return False
+
+    def transcribe(self, form: dict, audio: bytes) -> tuple[int, str, bytes]:
+        """(status, content type, body) for one transcription request."""
+        with self._lock:
+            self.stats.transcriptions += 1
+            self.stats.forms.append({k: v for k, v in form.items()})
+        error = _validate(form, audio, self.model_id)
+        if error:
+            return error
+        try:
+            samples, rate = decode(audio)
+        except AudioError as exc:
+            return _error(400, f"Could not decode audio: {exc}")
+        seconds = samples.size / rate
+        with self._lock:
+            self.stats.audio_seconds += seconds
+        time.sleep(self.faults.slow_seconds + self.decode_seconds_per_second * seconds)
+        temperature = float(form.get("temperature") or 0.0)
+        if self.faults.always_worse:
+            temperature = 0.0
+        cap = int(form["max_new_tokens"]) if form.get("max_new_tokens") else max(min(MODEL_CAP, 512), math.ceil(10 * seconds))
+        offset = self.session.locate(samples) if rate == self.session.sample_rate else None
+        text = "" if offset is None else self.session.markup(offset, seconds, temperature, cap)
+        if self.faults.always_worse and offset is not None:
+            text = f"[0.00][S01]{'哈' * (cap - 20)}"
+        return _respond(form.get("response_format") or "json", text, seconds)
+
+
+def _error(status: int, detail) -> tuple[int, str, bytes]:
+    return status, "application/json", orjson.dumps({"detail": detail})
+
+
+def _validate(form: dict, audio: bytes, model_id: str):
+    if not audio:
+        return _error(400, "Uploaded audio file is empty")
+    model = form.get("model")
+    if model and model != model_id:
+        return _error(404, {"error": "model_not_found", "message": f"The model `{model}` does not exist."})
+    if (form.get("response_format") or "json") not in FORMATS:
+        return _error(422, f"response_format must be one of {', '.join(FORMATS)}")
+    for key, low, high in (("temperature", 0.0, 2.0), ("repetition_penalty", 0.0, 2.0)):
+        if form.get(key):
+            try:
+                value = float(form[key])
+            except ValueError:
+                return _error(422, [{"loc": ["body", key], "msg": "Input should be a valid number"}])
+            if not (low <= value <= high) or (key == "repetition_penalty" and value == 0):
+                return _error(422, [{"loc": ["body", key], "msg": f"must be in ({low}, {high}]"}])
+    if form.get("max_new_tokens"):
+        if not form["max_new_tokens"].isdigit() or int(form["max_new_tokens"]) < 1:
+            return _error(422, [{"loc": ["body", "max_new_tokens"], "msg": "must be an integer >= 1"}])
+    return None
+
+
+def _segments(markup: str) -> list[dict]:
+    from ..formats import moss
+    try:
+        segs, _ = moss.parse_segments(markup)
+    except Exception:
+        return []
+    return [{"id": i, "start": s.span.start, "end": s.span.end, "text": f"[{s.speaker}]{s.text}"}
+            for i, s in enumerate(x for x in segs if x.closed)]
+
+
+def _respond(fmt: str, markup: str, seconds: float) -> tuple[int, str, bytes]:
+    usage = {"type": "duration", "seconds": math.ceil(seconds)}
+    if fmt == "text":
+        return 200, "text/plain; charset=utf-8", markup.encode()
+    if fmt in ("srt", "vtt"):
+        from ..formats import loads, dumps
+        body = dumps(loads(markup), fmt) if markup else ("WEBVTT\n" if fmt == "vtt" else "")
+        return 200, "text/plain; charset=utf-8", body.encode()
+    if fmt == "verbose_json":
+        doc = {"task": "transcribe", "language": "zh", "duration": round(seconds, 2), "text": markup,
+               "segments": _segments(markup), "usage": usage}
+        return 200, "application/json", orjson.dumps(doc)
+    return 200, "application/json", orjson.dumps({"text": markup, "usage": usage})
+
+
+def _handler(server: TestServer):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):  # quiet
+            pass
+
+        def _send(self, status: int, ctype: str, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            server.stats.requests += 1
+            if self.path.rstrip("/") == "/v1/models":
+                self._send(200, "application/json", orjson.dumps(
+                    {"object": "list", "data": [{"id": server.model_id, "object": "model"}]}))
+            elif self.path == "/health":
+                self._send(200, "application/json", b'{"status":"ok"}')
+            else:
+                self._send(*_error(404, "Not Found"))
+
+        def do_POST(self):
+            server.stats.requests += 1
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path != "/v1/audio/transcriptions":
+                return self._send(*_error(404, "Not Found"))
+            if server._take_fault("drop"):
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            if server._take_fault("unavailable"):
+                return self._send(*_error(503, "Server is busy: request queue is full"))
+            if server._take_fault("malformed"):
+                return self._send(200, "application/json", b'{"text": "[0.00][S01]')
+            form, audio = _parse_multipart(self.headers.get("Content-Type", ""), body)
+            if form is None:
+                return self._send(*_error(422, [{"loc": ["body", "file"], "msg": "Field required"}]))
+            if not server.honours_repetition_penalty:
+                form.pop("repetition_penalty", None)
+            self._send(*server.transcribe(form, audio))
+
+    return Handler
+
+
+def _parse_multipart(content_type: str, body: bytes) -> tuple[dict | None, bytes]:
+    """(form fields, file bytes) of a multipart/form-data body; (None, b"") if it is not one."""
+    if "multipart/form-data" not in content_type:
+        return None, b""
+    message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
+    form, audio, has_file = {}, b"", False
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if name == "file":
+            audio, has_file = part.get_payload(decode=True) or b"", True
+        elif name:
+            form[name] = (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+    return (form if has_file else None), audio
