@@ -182,6 +182,7 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     policy = Policy.from_options(_floats(temperatures), repetition_penalty, config)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
+    audio.check_covers(transcript.end)
     if dry_run:
         report = scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path))
         plan = make_plan(transcript, report.flagged, audio.duration, pad=pad, max_span=max_span)

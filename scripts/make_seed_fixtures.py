@@ -74,12 +74,20 @@ LOOP_B = "对，就是这样。"
 SPLIT_SENTENCE = "我们需要把这个方案再讨论一下然后决定"
 
 
+def _next_speaker(rng: random.Random, previous: str | None) -> str:
+    """Meetings are mostly two people trading turns, with the others chiming in."""
+    main = ("S01", "S02")
+    if previous in main and rng.random() < 0.75:
+        return main[1 - main.index(previous)]
+    return rng.choice([s for s in SPEAKERS if s != previous])
+
+
 def clean_segments(rng: random.Random) -> list[dict]:
     segs, t, recent = [], 0.6, []
     pair_at = set(rng.sample(range(20, 600), 7))
     while len(segs) < 623:
         i = len(segs)
-        speaker = rng.choice([s for s in SPEAKERS if not segs or s != segs[-1]["speaker"]])
+        speaker = _next_speaker(rng, segs[-1]["speaker"] if segs else None)
         if i - 1 in pair_at and len(segs) < 623:  # a natural repeat: another speaker echoes
             text = segs[-1]["text"]
         elif i in pair_at:

@@ -113,6 +113,7 @@ class _Run:
     journal: Journal
     progress: Callable[[Outcome, int, int], None] | None
     total: int = 0
+    suspect: frozenset[int] = frozenset()  # indices of every segment the plan replaces
     done: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -124,10 +125,16 @@ def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcri
     """Repair ``findings`` in ``transcript`` (the public entry point is ``degen.fix``)."""
     audio.check_covers(transcript.end)
     plan = make_plan(transcript, findings, audio.duration, pad=pad, merge_gap=merge_gap, max_span=max_span)
-    run = _Run(transcript, audio, transcribers, policy, journal or Journal(None, ""), progress, len(plan.spans))
+    suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
+    run = _Run(transcript, audio, transcribers, policy, journal or Journal(None, ""), progress, len(plan.spans),
+               suspect)
+    regions: dict[int, list[tuple[int, RepairSpan]]] = {}
+    for i, rs in enumerate(plan.spans):
+        regions.setdefault(rs.region, []).append((i, rs))
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(_repair_span, run, rs, i) for i, rs in enumerate(plan.spans)]
-        outcomes = tuple(f.result() for f in futures)
+        futures = [pool.submit(_repair_region, run, chunks) for chunks in regions.values()]
+        by_index = dict(pair for f in futures for pair in f.result())
+    outcomes = tuple(by_index[i] for i in range(len(plan.spans)))
     kept = [o for o in outcomes if o.placed is not None]
     fixed = apply(transcript, [Replacement(o.rs, closed(o.placed.segments)) for o in kept])
     edits = tuple(Edit(o.rs.core, _before(transcript, o.rs), closed(o.placed.segments), o.attempts,
@@ -146,19 +153,34 @@ def _original_verdict(run: _Run, rs: RepairSpan) -> Verdict:
     return judge(Transcript(_before(run.original, rs)), rs.core.duration, run.policy.config)
 
 
-def _repair_span(run: _Run, rs: RepairSpan, index: int) -> Outcome:
+def _repair_region(run: _Run, chunks: list[tuple[int, RepairSpan]]) -> list[tuple[int, Outcome]]:
+    """The spans of one flagged stretch, in order: each maps its speakers through the
+    repaired segments of the one before."""
+    out, prior = [], ()
+    for index, rs in chunks:
+        outcome = _repair_span(run, rs, index, prior)
+        out.append((index, outcome))
+        prior = outcome.placed.segments if outcome.placed else ()
+    return out
+
+
+def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ...] = ()) -> Outcome:
     transcriber = run.transcribers[index % len(run.transcribers)]
     recorded = run.journal.attempts(rs.key)
     attempts: list[Attempt] = []
     best: tuple[Verdict, Placed, int] | None = None
     for i, step in enumerate(run.policy.steps):
         entry = recorded[i] if i < len(recorded) else _send(run, rs, transcriber, step, i)
-        attempt, placed = _evaluate(run, rs, step, entry)
+        attempt, placed = _evaluate(run, rs, step, entry, prior)
         if attempt.error:
             attempts.append(attempt)
             outcome = Outcome(rs, "unresolved", f"server error: {attempt.error}", tuple(attempts))
             break
         if attempt.verdict.clean:
+            anchored = _anchored(run, rs, transcriber, step, placed, recorded, len(run.policy.steps) + i, prior)
+            if anchored is not None:
+                attempts.append(attempt)
+                attempt, placed = anchored
             attempts.append(_accepted(attempt))
             outcome = Outcome(rs, "repaired", "clean", tuple(attempts), placed)
             break
@@ -189,12 +211,61 @@ def _fallback(run: _Run, rs: RepairSpan, attempts: list[Attempt], best) -> Outco
     return Outcome(rs, "unresolved", f"no candidate was clean or better than the original ({why})", tuple(attempts))
 
 
+def _anchored(run: _Run, rs: RepairSpan, transcriber, step: Step, placed: Placed, recorded, index: int,
+              prior: tuple[Segment, ...]):
+    """When the clean candidate holds speakers no clean segment vouches for, ask once
+    more with clean neighbours on both sides in the clip; use that answer if it is clean
+    and maps more speakers. Returns (attempt, placed) or None."""
+    if not placed.unmapped:
+        return None
+    clip = _anchor_clip(run, rs, prior)
+    if clip is None:
+        return None
+    entry = next((e for e in recorded if e["attempt"] == index), None) or _send(run, rs, transcriber, step, index, clip)
+    attempt, better = _evaluate(run, rs, step, entry, prior)
+    if attempt.verdict is None or not attempt.verdict.clean or len(better.unmapped) >= len(placed.unmapped):
+        return None
+    return Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
+                   anchored=True), better
+
+
+def _anchor_clip(run: _Run, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span | None:
+    """The span widened on each side by up to ``anchor_seconds`` of clean speech: the
+    segments repaired just before it, or clean original neighbours. A side whose clean
+    speech lies too far away (the clip would pass ``max_anchored_clip``) is left out.
+    None when neither side helps."""
+    segs, limit = run.original.segments, run.policy.max_anchored_clip
+    first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
+    if prior:
+        left = max(prior[0].span.start, rs.span.start - run.policy.anchor_seconds)
+    else:
+        left = _reach(run, first - 1, -1, lambda s: s.span.start, rs.span.start)
+    right = _reach(run, last + 1, 1, lambda s: s.span.end, rs.span.end)
+    if right - left > limit:  # keep the nearer side only
+        left, right = (left, rs.span.end) if rs.span.start - left <= right - rs.span.end else (rs.span.start, right)
+    if (left, right) == (rs.span.start, rs.span.end) or right - left > limit:
+        return None
+    return Span(left, right)
+
+
+def _reach(run: _Run, index: int, step: int, edge, default: float) -> float:
+    """How far clean segments from ``index`` outwards reach, up to ``anchor_seconds``."""
+    segs, vouched, reach = run.original.segments, 0.0, default
+    while 0 <= index < len(segs) and vouched < run.policy.anchor_seconds:
+        if index not in run.suspect:
+            vouched += segs[index].span.duration
+            reach = edge(segs[index])
+        index += step
+    return reach
+
+
 def _clip(run: _Run, rs: RepairSpan, step: Step) -> Span:
     return Span(max(0.0, rs.span.start - step.context), rs.span.end)
 
 
-def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index: int) -> dict:
-    clip = _clip(run, rs, step)
+def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index: int,
+          clip: Span | None = None) -> dict:
+    clip = clip or _clip(run, rs, step)
     tokens = max_new_tokens_for(clip.duration, run.policy.tokens_per_second, run.policy.min_new_tokens)
     request = Request(run.audio.clip(clip), step.temperature, tokens, step.repetition_penalty)
     entry = {"span": rs.key, "attempt": index, "clip": [clip.start, clip.end], "max_new_tokens": tokens,
@@ -210,7 +281,8 @@ def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index
     return entry
 
 
-def _evaluate(run: _Run, rs: RepairSpan, step: Step, entry: dict) -> tuple[Attempt, Placed | None]:
+def _evaluate(run: _Run, rs: RepairSpan, step: Step, entry: dict,
+              prior: tuple[Segment, ...] = ()) -> tuple[Attempt, Placed | None]:
     clip = Span(*entry["clip"])
     base = dict(step=step, clip=clip, server=entry["server"], max_new_tokens=entry["max_new_tokens"])
     if entry.get("error"):
@@ -219,6 +291,6 @@ def _evaluate(run: _Run, rs: RepairSpan, step: Step, entry: dict) -> tuple[Attem
         candidate = parse_candidate(entry["body"], entry["format"])
     except FormatError as exc:
         return Attempt(verdict=Verdict(False, float("inf"), f"unusable answer: {exc.detail}"), **base), None
-    placed = place(candidate, rs, run.original, clip)
+    placed = place(candidate, rs, run.original, clip, run.suspect, prior)
     verdict = judge(Transcript(placed.segments), rs.core.duration, run.policy.config)
     return Attempt(verdict=verdict, **base), placed

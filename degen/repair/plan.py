@@ -29,6 +29,8 @@ class RepairSpan:
             new text after ``after`` (a transcript cut short has nothing to replace).
         after: for an insertion, the index of the segment before it (-1 at the start).
         reasons: what was found there, e.g. "char_loop 的 x102".
+        region: spans split from one long flagged stretch share a region number; they
+            are decoded in order, each mapping speakers through the one before.
     """
 
     span: Span
@@ -36,6 +38,14 @@ class RepairSpan:
     segments: tuple[int, int] | None
     reasons: tuple[str, ...]
     after: int = -1
+    region: int = 0
+    bounds: Span | None = None  # the whole flagged stretch this span was split from
+
+    @property
+    def limit(self) -> Span:
+        """How far replaced text may reach: a segment straddling the cut between two
+        spans of one stretch stays whole (both sides are being replaced)."""
+        return self.bounds or self.core
 
     @property
     def key(self) -> str:
@@ -86,9 +96,10 @@ def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: f
             core = Span(transcript[first].span.start, segment_end(transcript, last, audio_duration))
             raw.append(RepairSpan(core, core, (first, last), (_describe(f),)))
     spans = []
-    for rs in _split_all(_merge(sorted(raw, key=lambda r: r.core.start), merge_gap), transcript, max_span):
-        padded = Span(max(0.0, rs.core.start - pad), min(audio_duration, rs.core.end + pad))
-        spans.append(RepairSpan(padded, rs.core, rs.segments, rs.reasons, rs.after))
+    for region, merged in enumerate(_merge(sorted(raw, key=lambda r: r.core.start), merge_gap)):
+        for rs in _split(merged, transcript, max_span) if merged.core.duration > max_span else [merged]:
+            padded = Span(max(0.0, rs.core.start - pad), min(audio_duration, rs.core.end + pad))
+            spans.append(RepairSpan(padded, rs.core, rs.segments, rs.reasons, rs.after, region, merged.core))
     return Plan(tuple(spans), tuple(unrepairable))
 
 
@@ -107,13 +118,6 @@ def _merge(spans: list[RepairSpan], gap: float) -> list[RepairSpan]:
     return out
 
 
-def _split_all(spans: list[RepairSpan], transcript: Transcript, max_span: float) -> list[RepairSpan]:
-    out = []
-    for rs in spans:
-        out.extend(_split(rs, transcript, max_span) if rs.core.duration > max_span else [rs])
-    return out
-
-
 def _split(rs: RepairSpan, transcript: Transcript, max_span: float) -> list[RepairSpan]:
     if rs.segments is None:  # a missing tail: fixed windows, nothing to align to
         n = int(rs.core.duration // max_span) + 1
@@ -122,15 +126,17 @@ def _split(rs: RepairSpan, transcript: Transcript, max_span: float) -> list[Repa
                            Span(rs.core.start + i * step, rs.core.start + (i + 1) * step),
                            None, rs.reasons, rs.after) for i in range(n)]
     first, last = rs.segments
+    # Chunks tile the stretch (speech a loop hid may sit between its segments): each
+    # runs from its first segment's start to the next chunk's start.
+    tile_end = lambda i: transcript[i + 1].span.start if i < last else rs.core.end
     chunks, begin = [], first
-    for i in range(first + 1, last + 1):
-        if transcript[i].span.start - transcript[begin].span.start > max_span:
+    for i in range(first, last + 1):
+        if i > begin and tile_end(i) - transcript[begin].span.start > max_span:
             chunks.append((begin, i - 1))
             begin = i
     chunks.append((begin, last))
     out = []
     for a, b in chunks:
-        end = rs.core.end if b == last else transcript[b + 1].span.start
-        core = Span(transcript[a].span.start, max(transcript[a].span.start, end))
+        core = Span(transcript[a].span.start, max(transcript[a].span.start, tile_end(b)))
         out.append(RepairSpan(core, core, (a, b), rs.reasons))
     return out

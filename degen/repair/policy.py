@@ -53,12 +53,18 @@ class Policy:
             tokens per audio second in the seed's 50-minute run; 12 leaves room for fast
             speech and cuts a loop off at about twice the expected output.
         min_new_tokens: the floor for short clips.
+        anchor_seconds: when a clean candidate holds speakers that no clean original
+            segment vouches for (a loop can hide a speaker change), one more request is
+            sent with this much clean speech on each side as anchors for the mapping.
+        max_anchored_clip: the longest clip such a request may send.
         config: the detectors used to judge candidates.
     """
 
     steps: tuple[Step, ...] = field(default_factory=_steps)
     tokens_per_second: float = 12.0
     min_new_tokens: int = 128
+    anchor_seconds: float = 15.0
+    max_anchored_clip: float = 120.0
     config: DetectConfig = DEFAULT
 
     def __post_init__(self):

@@ -23,7 +23,7 @@ ROUND = 3  # milliseconds: times written back are not longer than the inputs'
 @dataclass(frozen=True)
 class Placed:
     segments: tuple[Segment, ...]
-    unmapped: tuple[str, ...]  # clip speakers that overlapped no original speaker
+    unmapped: tuple[str, ...]  # clip speakers no clean original segment vouches for
 
 
 def parse_candidate(body: str, response_format: str) -> Transcript:
@@ -48,11 +48,15 @@ def _timed(candidate: Transcript, seconds: float) -> list[Segment]:
     return out
 
 
-def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Span | None = None) -> Placed:
+def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Span | None = None,
+          suspect: frozenset[int] = frozenset(), prior: tuple[Segment, ...] = ()) -> Placed:
     """Candidate segments in transcript time, clamped into the core, speakers mapped.
 
     ``clip`` is the audio actually sent (the padded span, or a wider one with context
-    or anchors); the candidate's times are relative to its start.
+    or anchors); the candidate's times are relative to its start. ``suspect`` are the
+    indices of flagged segments: their speaker labels came from a looping decoder and
+    count only where no clean segment says otherwise. ``prior`` are segments already
+    repaired just before this span (a long loop is repaired in order): they count as clean.
     """
     clip = clip or rs.span
     shifted = []
@@ -60,10 +64,10 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         start = seg.span.start + clip.start
         end = seg.span.end + clip.start if seg.closed else max(start, rs.core.end)
         shifted.append((Span(start, end), seg))
-    kept = [(span.clamp(rs.core), seg) for span, seg in shifted
+    kept = [(span.clamp(rs.limit), seg) for span, seg in shifted
             if rs.core.start <= (span.start + span.end) / 2 <= rs.core.end]
-    mapping, unmapped = map_speakers(shifted, kept, original, clip)
-    out, cursor = [], rs.core.start
+    mapping, unmapped = map_speakers(shifted, kept, original, clip, suspect, prior)
+    out, cursor = [], rs.limit.start
     for span, seg in sorted(kept, key=lambda item: item[0].start):
         start = round(max(span.start, cursor), ROUND)
         end = round(max(span.end, start), ROUND)
@@ -78,27 +82,42 @@ def closed(segments) -> tuple[Segment, ...]:
     return tuple(s if s.closed else s.with_(closed=True) for s in segments)
 
 
-def map_speakers(shifted, kept, original: Transcript, clip: Span) -> tuple[dict, list[str]]:
-    """Clip speaker -> original speaker, greedily by seconds of overlap between all the
-    clip's segments and the original segments it covers (replaced ones and neighbours)."""
-    around = [s for s in original if s.span is not None and s.span.overlap(clip) > 0]
-    overlap: dict[tuple, float] = defaultdict(float)
+def _overlaps(shifted, around) -> dict[tuple, float]:
+    seconds: dict[tuple, float] = defaultdict(float)
     for span, seg in shifted:
         for o in around:
-            overlap[(seg.speaker, o.speaker)] += span.overlap(o.span)
+            seconds[(seg.speaker, o.speaker)] += span.overlap(o.span)
+    return seconds
+
+
+def map_speakers(shifted, kept, original: Transcript, clip: Span, suspect: frozenset[int] = frozenset(),
+                 prior: tuple[Segment, ...] = ()) -> tuple[dict, list[str]]:
+    """Clip speaker -> original speaker, greedily by seconds of overlap: first with clean
+    segments the clip covers (neighbours, anchors), then with the flagged ones.
+
+    Returns the mapping and the clip speakers no clean segment vouched for when the clip
+    holds several speakers (one speaker over one looping speaker's segments is safe)."""
+    around = [(i, s) for i, s in enumerate(original) if s.span is not None and s.span.overlap(clip) > 0]
+    clean = [s for i, s in around if i not in suspect] + [s for s in prior if s.span.overlap(clip) > 0]
+    flagged = [s for i, s in around if i in suspect]
     mapping: dict = {}
     taken: set = set()
-    for (mine, theirs), seconds in sorted(overlap.items(), key=lambda kv: -kv[1]):
-        if seconds > 0 and mine not in mapping and theirs not in taken:
-            mapping[mine] = theirs
-            taken.add(theirs)
-    speakers = {seg.speaker for _, seg in kept}
-    unmapped = sorted(s for s in speakers if s not in mapping and s is not None)
+    trusted: set = set()
+    for pool, vouched in ((clean, True), (flagged, False)):
+        for (mine, theirs), seconds in sorted(_overlaps(shifted, pool).items(), key=lambda kv: -kv[1]):
+            if seconds > 0 and mine not in mapping and theirs not in taken:
+                mapping[mine] = theirs
+                taken.add(theirs)
+                if vouched:
+                    trusted.add(mine)
+    speakers = {seg.speaker for _, seg in kept} - {None}
+    fresh = sorted(s for s in speakers if s not in mapping)
     used = set(original.speakers)
-    for mine in unmapped:
+    for mine in fresh:
         mapping[mine] = fresh_label(used)
         used.add(mapping[mine])
-    return mapping, unmapped
+    doubtful = fresh if len(speakers) <= 1 else sorted(speakers - trusted)
+    return mapping, doubtful
 
 
 def fresh_label(used: set) -> str:
@@ -119,7 +138,8 @@ class Replacement:
 
 def apply(original: Transcript, replacements: list[Replacement]) -> Transcript:
     """A new transcript with every replacement made. Replacements never overlap (the
-    plan merges spans), so one pass in order suffices."""
+    plan merges spans), so one pass in order suffices; where two spans of one stretch
+    meet, a later segment starts no earlier than the one before it ends."""
     replace_at = {r.rs.segments[0]: r for r in replacements if r.rs.segments}
     insert_after: dict[int, list[Replacement]] = defaultdict(list)
     for r in sorted((r for r in replacements if not r.rs.segments), key=lambda r: r.rs.core.start):
@@ -129,9 +149,13 @@ def apply(original: Transcript, replacements: list[Replacement]) -> Transcript:
     while i < len(original):
         r = replace_at.get(i)
         if r is not None:
-            out.extend(r.segments)
-            i = r.rs.segments[1] + 1
-            last = r.rs.segments[1]
+            previous = out[-1].span.end if out and r.rs.bounds and out[-1].span is not None else None
+            for seg in r.segments:
+                if previous is not None and seg.span.start < previous:
+                    seg = seg.with_(span=Span(previous, max(previous, seg.span.end)))
+                out.append(seg)
+                previous = None
+            i, last = r.rs.segments[1] + 1, r.rs.segments[1]
         else:
             out.append(original[i])
             last = i

@@ -1,0 +1,160 @@
+"""degen fix end to end against the test server on loopback, faults, and resuming."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+import degen
+from degen.cli import main
+from degen.repair.journal import Journal
+from degen.repair.policy import Policy
+from degen.testing import Faults
+
+from .conftest import FIXTURES
+
+SEED = FIXTURES / "seed"
+
+
+def test_seed_session_is_repaired(make_server, seed_audio):
+    server = make_server()
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url)
+    fixed, truth = result.transcript, degen.read(SEED / "clean.json")
+    assert not result.unresolved and not result.after.degenerate
+    m = result.after.metrics
+    assert (m.segments, m.consecutive_repeated_segments, m.max_repetition) == (623, 7, 6)
+    assert [s.text for s in fixed] == [s.text for s in truth]
+    assert all(abs(a.span.start - b.span.start) <= 0.05 and abs(a.span.end - b.span.end) <= 0.05
+               for a, b in zip(fixed, truth))
+    wrong = [(a.speaker, b.speaker) for a, b in zip(fixed, truth) if a.speaker != b.speaker]
+    # A speaker that no clean neighbour vouches for gets a fresh label, never another's.
+    assert len(wrong) <= 2 and all(mine not in truth.speakers for mine, _ in wrong)
+    # Only the flagged audio (plus padding and speaker anchors) was decoded again.
+    assert result.seconds_decoded == pytest.approx(server.stats.audio_seconds, abs=0.5)
+    assert result.seconds_decoded < 0.35 * result.audio_seconds
+
+
+def test_untouched_segments_are_byte_identical(make_server, seed_audio, tmp_path):
+    server = make_server()
+    out = tmp_path / "fixed.json"
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio),
+                                       "--server", server.url, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    before = orjson.loads((SEED / "degenerate.json").read_bytes())["segments"]
+    after = orjson.loads(out.read_bytes())["segments"]
+    report = orjson.loads((tmp_path / "fixed.json.degen.json").read_bytes())
+    replaced = {(s["start"], s["text"]) for e in report["edits"] for s in e["before"]}
+    kept_before = [dict(s, id=None) for s in before if (s["start"], s["text"][5:]) not in replaced]
+    kept_after = [dict(s, id=None) for s in after if any(
+        s["start"] == k["start"] and s["text"] == k["text"] for k in kept_before)]
+    assert kept_before == kept_after
+    doc = orjson.loads(out.read_bytes())
+    assert degen.read(doc["text"]).segments == degen.read(out).segments  # markup and segments agree
+    assert "623" in result.output and "10 repaired" in result.output.replace("spans flagged, ", "")
+
+
+def test_a_server_that_only_makes_things_worse_changes_nothing(make_server, seed_audio):
+    server = make_server(faults=Faults(always_worse=True))
+    original = degen.read(SEED / "degenerate.json")
+    result = degen.fix(original, audio=seed_audio, transcriber=server.url)
+    assert len(result.unresolved) == len(result.plan.spans) and not result.edits
+    assert result.transcript.segments == original.segments
+
+
+def test_malformed_answers_and_drops_are_survived(make_server, seed_audio):
+    server = make_server(faults=Faults(malformed=2, drop=1, unavailable=2))
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url, concurrency=2)
+    assert not result.after.degenerate
+
+
+def test_escalation_when_sampling_still_loops(make_server, seed_audio):
+    server = make_server(loop_probability=0.5)
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url,
+                       policy=Policy.from_options((0.1, 0.1, 0.2, 0.3, 0.5, 0.7)))
+    attempts = [len(o.attempts) for o in result.outcomes]
+    assert max(attempts) > 1 and not result.after.degenerate
+
+
+def test_server_down_exits_3(seed_audio, tmp_path):
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio),
+                                       "--server", "http://127.0.0.1:9", "--out", str(tmp_path / "o.json")])
+    assert result.exit_code == 3 and "cannot reach" in result.output
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_unresolved_spans_exit_1(make_server, seed_audio, tmp_path):
+    server = make_server(faults=Faults(always_worse=True))
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio),
+                                       "--server", server.url, "--out", str(tmp_path / "o.json")])
+    assert result.exit_code == 1 and "unresolved" in result.output
+
+
+def test_dry_run_sends_nothing(make_server, seed_audio):
+    server = make_server()
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio),
+                                       "--server", server.url, "--dry-run"])
+    assert result.exit_code == 0 and "plan: 10 spans" in result.output
+    assert server.stats.requests == 0
+
+
+def test_in_place_keeps_a_backup(make_server, seed_audio, tmp_path):
+    server = make_server()
+    target = tmp_path / "out.json"
+    target.write_bytes((SEED / "degenerate.json").read_bytes())
+    result = CliRunner().invoke(main, ["fix", str(target), "--audio", str(seed_audio), "--server", server.url,
+                                       "--in-place"])
+    assert result.exit_code == 0
+    assert (tmp_path / "out.json.orig").read_bytes() == (SEED / "degenerate.json").read_bytes()
+    assert degen.scan(target).metrics.segments == 623
+
+
+def test_audio_shorter_than_transcript_is_refused(tmp_path):
+    from degen.repair.audio import encode
+    import numpy as np
+    short = tmp_path / "short.wav"
+    short.write_bytes(encode(np.zeros(8000, dtype=np.int16), 8000))
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(short),
+                                       "--server", "http://127.0.0.1:9"])
+    assert result.exit_code == 2 and "audio is 1.0s" in result.output
+
+
+def test_killed_run_resumes_without_resending(make_server, seed_audio, tmp_path):
+    reference = tmp_path / "reference.json"
+    server = make_server()
+    args = [str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--concurrency", "1"]
+    CliRunner().invoke(main, ["fix", *args, "--server", server.url, "--out", str(reference)])
+    full = server.stats.transcriptions
+
+    slow = make_server(decode_seconds_per_second=0.02)
+    out = tmp_path / "fixed.json"
+    journal = tmp_path / "fixed.json.degen-journal.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", slow.url, "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < 4):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not out.exists()
+    done = journal.read_bytes().count(b"\n") - 1  # minus the header
+    assert done >= 3
+
+    resumed = make_server()
+    result = CliRunner().invoke(main, ["fix", *args, "--server", resumed.url, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert resumed.stats.transcriptions == full - done
+    assert out.read_bytes() == reference.read_bytes()
+    assert not journal.exists()
+
+
+def test_stale_journal_is_set_aside(tmp_path):
+    path = tmp_path / "j.jsonl"
+    Journal(path, "one").record({"span": "1.000-2.000", "attempt": 0})
+    assert Journal(path, "one").attempts("1.000-2.000")
+    assert not Journal(path, "two").attempts("1.000-2.000")
+    assert (tmp_path / "j.jsonl.stale").exists()

@@ -1,0 +1,86 @@
+"""Splice properties: order, untouched outside, identity on an identical candidate."""
+
+from hypothesis import given, settings, strategies as st
+
+from degen.model import Segment, Span, Transcript
+from degen.repair.plan import RepairSpan, make_plan
+from degen.repair.splice import Replacement, apply, closed, place
+
+
+@st.composite
+def transcripts(draw):
+    n = draw(st.integers(3, 12))
+    t, segs = 0.0, []
+    for i in range(n):
+        start = round(t + draw(st.integers(0, 200)) / 100, 2)
+        end = round(start + draw(st.integers(10, 500)) / 100, 2)
+        segs.append(Segment(Span(start, end), draw(st.sampled_from(["S01", "S02", "S03"])), f"text {i}"))
+        t = end
+    return Transcript(tuple(segs), "moss")
+
+
+def repair_span(t: Transcript, a: int, b: int, pad: float) -> RepairSpan:
+    core = Span(t[a].span.start, t[b].span.end)
+    end = t.end + 1.0
+    return RepairSpan(Span(max(0.0, core.start - pad), min(end, core.end + pad)), core, (a, b), ("test",))
+
+
+@st.composite
+def cases(draw):
+    t = draw(transcripts())
+    a = draw(st.integers(0, len(t) - 1))
+    b = draw(st.integers(a, len(t) - 1))
+    return t, a, b, draw(st.sampled_from([0.0, 0.5, 2.0]))
+
+
+def candidate_segments(draw, clip: Span):
+    n = draw(st.integers(0, 6))
+    cuts = sorted(draw(st.lists(st.floats(0, clip.duration), min_size=2 * n, max_size=2 * n)))
+    return Transcript(tuple(Segment(Span(round(cuts[2 * i], 3), round(cuts[2 * i + 1], 3)),
+                                    draw(st.sampled_from(["S01", "S02"])), f"new {i}") for i in range(n)), "moss")
+
+
+def spliced(t, rs, candidate):
+    placed = place(candidate, rs, t)
+    return apply(t, [Replacement(rs, closed(placed.segments))])
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases(), st.data())
+def test_order_and_outside(case, data):
+    t, a, b, pad = case
+    rs = repair_span(t, a, b, pad)
+    out = spliced(t, rs, candidate_segments(data.draw, rs.span))
+    for x, y in zip(out, out.segments[1:]):
+        assert x.span.start <= x.span.end <= y.span.start
+    n_new = len(out) - (len(t) - (b - a + 1))
+    assert out.segments[:a] == t.segments[:a]
+    assert out.segments[a + n_new:] == t.segments[b + 1:]
+    assert all(rs.core.start <= s.span.start and s.span.end <= rs.core.end for s in out.segments[a:a + n_new])
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases())
+def test_identity_on_identical_candidate(case):
+    t, a, b, pad = case
+    rs = repair_span(t, a, b, pad)
+    labels: dict[str, str] = {}
+    same = Transcript(tuple(
+        Segment(s.span.shift(-rs.span.start), labels.setdefault(s.speaker, f"S{len(labels) + 1:02d}"), s.text)
+        for s in t.segments[a:b + 1]), "moss")
+    out = spliced(t, rs, same)
+    assert [(round(s.span.start, 3), round(s.span.end, 3), s.speaker, s.text) for s in out] == \
+           [(round(s.span.start, 3), round(s.span.end, 3), s.speaker, s.text) for s in t]
+
+
+def test_plan_pads_merges_and_splits():
+    segs = [Segment(Span(i * 2.0, i * 2.0 + 1.5), "S01", f"s{i}") for i in range(60)]
+    t = Transcript(tuple(segs), "moss")
+    from degen.detect.finding import Finding
+    f = lambda a, b: Finding("segment_loop", "high", Span(segs[a].span.start, segs[b].span.end), (a, b))
+    plan = make_plan(t, [f(2, 3), f(4, 4), f(10, 40)], audio_duration=120.0, pad=0.5, max_span=30.0)
+    cores = [(rs.core.start, rs.core.end, rs.segments) for rs in plan.spans]
+    assert cores[0] == (4.0, 9.5, (2, 4))  # 2-3 and 4 are 0.5 s apart: merged
+    assert all(rs.core.duration <= 30.0 for rs in plan.spans)
+    assert [rs.segments for rs in plan.spans[1:]] == [(10, 24), (25, 39), (40, 40)]
+    assert plan.spans[0].span == Span(3.5, 10.0)
