@@ -292,5 +292,9 @@ def _evaluate(run: _Run, rs: RepairSpan, step: Step, entry: dict,
     except FormatError as exc:
         return Attempt(verdict=Verdict(False, float("inf"), f"unusable answer: {exc.detail}"), **base), None
     placed = place(candidate, rs, run.original, clip, run.suspect, prior)
-    verdict = judge(Transcript(placed.segments), rs.core.duration, run.policy.config)
+    # Judge the whole answer too: a loop in the padding or context still means the
+    # decoder degenerated, even though that part would be dropped.
+    whole = judge(candidate, clip.duration, run.policy.config)
+    kept = judge(Transcript(placed.segments), rs.core.duration, run.policy.config)
+    verdict = kept if whole.clean else Verdict(False, max(whole.badness, kept.badness), whole.reason)
     return Attempt(verdict=verdict, **base), placed

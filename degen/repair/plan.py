@@ -80,6 +80,11 @@ def _describe(f: Finding) -> str:
     return f"{f.kind} {f.unit} x{f.count}" if f.unit else f.kind
 
 
+# Extra audio after a cut inside a long stretch: a segment that straddles the cut belongs
+# to the span holding its middle, and the clip must reach its end for the model to time it.
+SEAM_SECONDS = 5.0
+
+
 def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: float = 0.5,
               merge_gap: float = 1.0, max_span: float = 30.0) -> Plan:
     """Turn ``findings`` (already filtered to those worth repairing) into repair spans."""
@@ -98,7 +103,8 @@ def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: f
     spans = []
     for region, merged in enumerate(_merge(sorted(raw, key=lambda r: r.core.start), merge_gap)):
         for rs in _split(merged, transcript, max_span) if merged.core.duration > max_span else [merged]:
-            padded = Span(max(0.0, rs.core.start - pad), min(audio_duration, rs.core.end + pad))
+            after = pad if rs.core.end >= merged.core.end else max(pad, SEAM_SECONDS)
+            padded = Span(max(0.0, rs.core.start - pad), min(audio_duration, rs.core.end + after))
             spans.append(RepairSpan(padded, rs.core, rs.segments, rs.reasons, rs.after, region, merged.core))
     return Plan(tuple(spans), tuple(unrepairable))
 

@@ -18,6 +18,7 @@ from ..model import Segment, Span, Transcript
 from .plan import RepairSpan
 
 ROUND = 3  # milliseconds: times written back are not longer than the inputs'
+EDGE = 0.05  # seconds: a start this close to the clip's start was cut by it
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,11 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         start = seg.span.start + clip.start
         end = seg.span.end + clip.start if seg.closed else max(start, rs.core.end)
         shifted.append((Span(start, end), seg))
+    # A segment the clip's start cuts into (the model can only stamp it at 0) began
+    # before the clip; inside a long stretch the span before this one holds all of it.
+    cut_in = clip.start + EDGE if rs.core.start > rs.limit.start else float("-inf")
     kept = [(span.clamp(rs.limit), seg) for span, seg in shifted
-            if rs.core.start <= (span.start + span.end) / 2 <= rs.core.end]
+            if rs.core.start <= (span.start + span.end) / 2 <= rs.core.end and span.start > cut_in]
     mapping, unmapped = map_speakers(shifted, kept, original, clip, suspect, prior)
     out, cursor = [], rs.limit.start
     for span, seg in sorted(kept, key=lambda item: item[0].start):
