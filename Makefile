@@ -15,12 +15,7 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-* && touch $@
 
 demo: setup
-	@mkdir -p out
-	@echo "== degen scan: a 50-minute MOSS transcript that looped on one GPU"
-	-$(BIN)/degen scan fixtures/seed/degenerate.json
-	@echo
-	@echo "== degen scan: the same audio decoded cleanly"
-	$(BIN)/degen scan fixtures/seed/clean.json
+	bash scripts/demo.sh
 
 test: setup
 	$(BIN)/python -m pytest

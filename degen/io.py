@@ -31,6 +31,16 @@ def read_transcript(path: str | os.PathLike, format: str | None = None) -> Trans
         raise exc.at("<stdin>" if name == STDIO else name) from None
 
 
+def _mode_for(target: Path) -> int:
+    """The mode the file has, or would get from a plain open() (mkstemp makes 0600)."""
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write via a temporary file in the same folder and a rename, so a crash never
     leaves a half-written file in place of a good one. ``-`` writes to stdout."""
@@ -42,6 +52,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     payload = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
+        os.chmod(tmp, _mode_for(target))
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
