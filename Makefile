@@ -18,6 +18,7 @@ demo: setup
 	bash scripts/demo.sh
 
 test: setup
+	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
 from pathlib import Path
@@ -23,32 +22,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import degen  # noqa: E402
-
-WORDS = ("we should look at the numbers again before the release because latency matters "
-         "and the customer asked for a new draft by friday so let us plan the work").split()
-ZH = "我们先把上周的进度过一遍这个版本的延迟比之前低了不少数据清洗那边还需要两天时间"
-
-
-def build(hours: float, seed: int = 7) -> bytes:
-    rng = random.Random(seed)
-    segments, t, i = [], 0.5, 0
-    while t < hours * 3600:
-        if rng.random() < 0.5:
-            text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 9))) + "."
-        else:
-            a = rng.randrange(len(ZH) - 10)
-            text = ZH[a:a + rng.randint(3, 10)] + "。"
-        if i % 5000 == 2500:
-            text = "的" * 102  # a planted loop every ~5000 segments
-        d = round(0.1 + len(text) / 40, 2)
-        segments.append((round(t, 2), round(t + d, 2), f"S0{1 + i % 3}", text))
-        t += d + 0.03
-        i += 1
-    markup = "".join(f"[{a:.2f}][{s}]{x}[{b:.2f}]" for a, b, s, x in segments)
-    doc = {"task": "transcribe", "duration": round(t, 2), "text": markup,
-           "segments": [{"id": k, "start": a, "end": b, "text": f"[{s}]{x}"} for k, (a, b, s, x) in enumerate(segments)]}
-    return orjson.dumps(doc)
-
+from degen.testing.synth import long_transcript  # noqa: E402
 
 def remove_repetition_baseline(words: list[str], max_words: int = 8) -> list[str]:
     """stable-ts style: for n = 1..max_words, drop a block of n words equal to the block
@@ -81,7 +55,7 @@ def main() -> None:
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    data = build(args.hours)
+    data = long_transcript(args.hours)
     mb = len(data) / 1e6
     text = data.decode()
     transcript = degen.read(text)

@@ -154,6 +154,8 @@ def _default_out(path: Path) -> Path:
 @click.option("--pad", type=click.FloatRange(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
 @click.option("--max-span", type=click.FloatRange(1), default=30.0, show_default=True,
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
+@click.option("--anchor-seconds", type=click.FloatRange(0), default=8.0, show_default=True,
+              help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
 @click.option("--timeout", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds per request.")
@@ -164,7 +166,8 @@ def _default_out(path: Path) -> Path:
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
 def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, temperatures, repetition_penalty,
-        concurrency, pad, max_span, journal_path, timeout, in_place, dry_run, fmt, html_path, **options):
+        concurrency, pad, max_span, anchor_seconds, journal_path, timeout, in_place, dry_run, fmt, html_path,
+        **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
 
     Exits 0 when every flagged span is repaired, 1 when some remain unresolved, 2 on
@@ -179,7 +182,7 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from .repair.policy import Policy
     from . import scan as scan_one
     config = config_from(options)
-    policy = Policy.from_options(_floats(temperatures), repetition_penalty, config)
+    policy = Policy.from_options(_floats(temperatures), repetition_penalty, config, anchor_seconds)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
 mkdir -p out
 echo "== degen scan fixtures/seed/degenerate.json"
-"$BIN/degen" scan fixtures/seed/degenerate.json || true
+"$BIN/degen" scan fixtures/seed/degenerate.json --html out/seed-scan.html || true
 echo
 [ -f out/seed.wav ] || "$BIN/python" -m degen.testing audio --session fixtures/seed/truth.json --out out/seed.wav
 rm -f out/port

@@ -33,10 +33,18 @@ def test_seed_session_is_repaired(make_server, seed_audio):
                for a, b in zip(fixed, truth))
     wrong = [(a.speaker, b.speaker) for a, b in zip(fixed, truth) if a.speaker != b.speaker]
     # A speaker that no clean neighbour vouches for gets a fresh label, never another's.
-    assert len(wrong) <= 2 and all(mine not in truth.speakers for mine, _ in wrong)
+    assert len(wrong) <= 0.02 * len(truth) and all(mine not in truth.speakers for mine, _ in wrong)
     # Only the flagged audio (plus padding and speaker anchors) was decoded again.
     assert result.seconds_decoded == pytest.approx(server.stats.audio_seconds, abs=0.5)
-    assert result.seconds_decoded < 0.35 * result.audio_seconds
+    assert result.seconds_decoded < 0.25 * result.audio_seconds
+
+
+def test_wider_anchors_map_every_speaker(make_server, seed_audio):
+    server = make_server()
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url,
+                       policy=Policy(anchor_seconds=15.0))
+    truth = degen.read(SEED / "clean.json")
+    assert sum(a.speaker != b.speaker for a, b in zip(result.transcript, truth)) <= 2
 
 
 def test_untouched_segments_are_byte_identical(make_server, seed_audio, tmp_path):

@@ -52,7 +52,11 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     threshold = config.threshold_for(graphemes)
     first, first_frac = stream.locate(start)
     last, last_frac = stream.locate(stop - 1)
-    evidence = table.evidence(first, last, config)
+    members = None
+    if speaker is not None:  # a per-speaker stream: judge that speaker's text only
+        k0, k1 = stream.owner_index(np.asarray([start, stop - 1]))
+        members = stream.owners[k0:k1 + 1]
+    evidence = table.evidence(first, last, config, members)
     if count < threshold and not (evidence and count >= config.min_repeats_evidence):
         return None
     score = count / threshold if count >= threshold else count / config.min_repeats_evidence

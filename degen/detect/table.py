@@ -52,21 +52,22 @@ class SegmentTable:
         cjk_share = self.cjk[first:last + 1].mean() if last >= first else 0.0
         return config.max_cjk_rate if cjk_share >= 0.5 else config.max_word_rate
 
-    def rate(self, first: int, last: int, config: DetectConfig) -> float | None:
-        """Speech units per second over segments first..last, or None without a verdict."""
+    def rate(self, first: int, last: int, config: DetectConfig, members=None) -> float | None:
+        """Speech units per second over segments first..last (only ``members`` of them,
+        for one speaker's stream), or None without a verdict."""
         if not self.timed or not self.closed[last]:
             return None  # an unclosed segment has no end time
-        units = int(self.units[first:last + 1].sum())
+        units = int(self.units[first:last + 1].sum() if members is None else self.units[members].sum())
         if units < config.rate_min_units:
             return None
         seconds = max(float(self.end[last] - self.start[first]), config.rate_min_seconds)
         return units / seconds
 
-    def evidence(self, first: int, last: int, config: DetectConfig) -> tuple[str, ...]:
+    def evidence(self, first: int, last: int, config: DetectConfig, members=None) -> tuple[str, ...]:
         """Timing signals, independent of any repeat count, that text in first..last is
-        not real speech."""
+        not real speech (``members``: the segments of one speaker's stream in that range)."""
         found = []
-        rate = self.rate(first, last, config)
+        rate = self.rate(first, last, config, members)
         if rate is not None and rate > self.rate_limit(first, last, config):
             found.append("dense")
         if not self.closed[first:last + 1].all():

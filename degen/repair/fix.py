@@ -170,7 +170,7 @@ def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ..
     attempts: list[Attempt] = []
     best: tuple[Verdict, Placed, int] | None = None
     for i, step in enumerate(run.policy.steps):
-        entry = recorded[i] if i < len(recorded) else _send(run, rs, transcriber, step, i)
+        entry = recorded[i] if i < len(recorded) else _send(run, rs, transcriber, step, i, _clip(run, rs, step, prior))
         attempt, placed = _evaluate(run, rs, step, entry, prior)
         if attempt.error:
             attempts.append(attempt)
@@ -179,8 +179,12 @@ def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ..
         if attempt.verdict.clean:
             anchored = _anchored(run, rs, transcriber, step, placed, recorded, len(run.policy.steps) + i, prior)
             if anchored is not None:
-                attempts.append(attempt)
-                attempt, placed = anchored
+                tried, better = anchored
+                if better is not None:
+                    attempts.append(attempt)
+                    attempt, placed = tried, better
+                else:
+                    attempts.append(tried)
             attempts.append(_accepted(attempt))
             outcome = Outcome(rs, "repaired", "clean", tuple(attempts), placed)
             break
@@ -214,8 +218,9 @@ def _fallback(run: _Run, rs: RepairSpan, attempts: list[Attempt], best) -> Outco
 def _anchored(run: _Run, rs: RepairSpan, transcriber, step: Step, placed: Placed, recorded, index: int,
               prior: tuple[Segment, ...]):
     """When the clean candidate holds speakers no clean segment vouches for, ask once
-    more with clean neighbours on both sides in the clip; use that answer if it is clean
-    and maps more speakers. Returns (attempt, placed) or None."""
+    more with clean neighbours on both sides in the clip. Returns None when no such
+    request was made, else (its attempt, its placement when it is clean and maps more
+    speakers, or None)."""
     if not placed.unmapped:
         return None
     clip = _anchor_clip(run, rs, prior)
@@ -223,10 +228,11 @@ def _anchored(run: _Run, rs: RepairSpan, transcriber, step: Step, placed: Placed
         return None
     entry = next((e for e in recorded if e["attempt"] == index), None) or _send(run, rs, transcriber, step, index, clip)
     attempt, better = _evaluate(run, rs, step, entry, prior)
+    attempt = Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
+                      attempt.error, anchored=True)
     if attempt.verdict is None or not attempt.verdict.clean or len(better.unmapped) >= len(placed.unmapped):
-        return None
-    return Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
-                   anchored=True), better
+        return attempt, None
+    return attempt, better
 
 
 def _anchor_clip(run: _Run, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span | None:
@@ -236,6 +242,8 @@ def _anchor_clip(run: _Run, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span 
     None when neither side helps."""
     segs, limit = run.original.segments, run.policy.max_anchored_clip
     first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
+    if run.policy.anchor_seconds <= 0:
+        return None
     if prior:
         left = max(prior[0].span.start, rs.span.start - run.policy.anchor_seconds)
     else:
@@ -259,8 +267,14 @@ def _reach(run: _Run, index: int, step: int, edge, default: float) -> float:
     return reach
 
 
-def _clip(run: _Run, rs: RepairSpan, step: Step) -> Span:
-    return Span(max(0.0, rs.span.start - step.context), rs.span.end)
+def _clip(run: _Run, rs: RepairSpan, step: Step, prior: tuple[Segment, ...] = ()) -> Span:
+    """The audio to send: the padded span, plus the step's context before it; after a
+    span of the same stretch, reaching back into that span's (now clean) audio, which
+    anchors the speakers."""
+    start = rs.span.start - step.context
+    if prior and run.policy.anchor_seconds > 0:
+        start = min(start, max(prior[0].span.start, rs.span.start - run.policy.anchor_seconds))
+    return Span(max(0.0, start), rs.span.end)
 
 
 def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index: int,

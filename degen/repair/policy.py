@@ -55,7 +55,11 @@ class Policy:
         min_new_tokens: the floor for short clips.
         anchor_seconds: when a clean candidate holds speakers that no clean original
             segment vouches for (a loop can hide a speaker change), one more request is
-            sent with this much clean speech on each side as anchors for the mapping.
+            sent with this much clean speech on each side as anchors for the mapping
+            (0 turns it off). Measured on the seed-like session (bench/fix_cost.py): 0 s
+            re-decodes 1.0x the planned audio but puts a wrong existing label on 5
+            segments; 8 s costs 2.8x and leaves only fresh labels where no anchor
+            spoke; 15 s costs 3.8x and gets all but one right.
         max_anchored_clip: the longest clip such a request may send.
         config: the detectors used to judge candidates.
     """
@@ -63,7 +67,7 @@ class Policy:
     steps: tuple[Step, ...] = field(default_factory=_steps)
     tokens_per_second: float = 12.0
     min_new_tokens: int = 128
-    anchor_seconds: float = 15.0
+    anchor_seconds: float = 8.0
     max_anchored_clip: float = 120.0
     config: DetectConfig = DEFAULT
 
@@ -78,8 +82,9 @@ class Policy:
 
     @classmethod
     def from_options(cls, temperatures: tuple[float, ...] | None = None, repetition_penalty: float | None = None,
-                     config: DetectConfig = DEFAULT) -> "Policy":
-        return cls(steps=_steps(temperatures or (0.1, 0.1, 0.2), repetition_penalty), config=config)
+                     config: DetectConfig = DEFAULT, anchor_seconds: float | None = None) -> "Policy":
+        extra = {} if anchor_seconds is None else {"anchor_seconds": anchor_seconds}
+        return cls(steps=_steps(temperatures or (0.1, 0.1, 0.2), repetition_penalty), config=config, **extra)
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,7 +56,8 @@ class TestServer:
 
     def __init__(self, session: Session, *, port: int = 0, model_id: str = "moss-transcribe-diarize",
                  faults: Faults | None = None, decode_seconds_per_second: float = 0.0,
-                 honours_repetition_penalty: bool = True, formats: tuple[str, ...] = FORMATS):
+                 honours_repetition_penalty: bool = True, formats: tuple[str, ...] = FORMATS,
+                 slots: int = 64):
         self.session, self.model_id = session, model_id
         self.faults = faults or Faults()
         self.decode_seconds_per_second = decode_seconds_per_second
@@ -64,6 +65,8 @@ class TestServer:
         self.formats = formats  # older builds know json/text/verbose_json only; tests narrow it
         self.stats = Stats()
         self._lock = threading.Lock()
+        # A GPU decodes a bounded number of requests at once; the rest queue.
+        self._slots = threading.BoundedSemaphore(max(1, slots))
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -110,7 +113,10 @@ class TestServer:
         seconds = samples.size / rate
         with self._lock:
             self.stats.audio_seconds += seconds
-        time.sleep(self.faults.slow_seconds + self.decode_seconds_per_second * seconds)
+        time.sleep(self.faults.slow_seconds)
+        if self.decode_seconds_per_second:
+            with self._slots:
+                time.sleep(self.decode_seconds_per_second * seconds)
         temperature = float(form.get("temperature") or 0.0)
         if self.faults.always_worse:
             temperature = 0.0
