@@ -88,9 +88,35 @@ class Segment:
         return replace(self, **changes)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
+class Columns:
+    """A transcript as parallel columns: what detection reads, without building an
+    object per segment (a 10-hour transcript has 100k+ segments).
+
+    Attributes:
+        texts, speakers: one entry per segment.
+        starts, ends: seconds (NaN where a segment has no time).
+        closed: False where a MOSS segment never got its closing timestamp.
+    """
+
+    texts: list[str]
+    speakers: list[str | None]
+    starts: Any
+    ends: Any
+    closed: Any
+
+    @property
+    def timed(self) -> bool:
+        import numpy as np
+        return bool(len(self.texts)) and not np.isnan(self.starts).any()
+
+
 class Transcript:
-    """An ordered tuple of segments plus what a faithful write-back needs.
+    """An ordered run of segments plus what a faithful write-back needs.
+
+    Immutable: queries return new objects. Readers of large files may hand over
+    columns and a ``build(i)`` function instead of segments; the segments are then made
+    only when asked for (a scan never asks for all of them).
 
     Attributes:
         segments: in reading order.
@@ -99,41 +125,84 @@ class Transcript:
             original raw text). Treat as read-only.
     """
 
-    segments: tuple[Segment, ...]
-    format: str = "text"
-    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    __slots__ = ("_segments", "_columns", "_build", "format", "meta")
+
+    def __init__(self, segments=(), format: str = "text", meta: Mapping[str, Any] | None = None, *,
+                 columns: Columns | None = None, build=None):
+        set_ = object.__setattr__
+        set_(self, "_segments", tuple(segments) if columns is None else None)
+        set_(self, "_columns", columns)
+        set_(self, "_build", build)
+        set_(self, "format", format)
+        set_(self, "meta", meta if meta is not None else {})
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Transcript is immutable; use with_segments()")
+
+    def __repr__(self) -> str:
+        return f"Transcript({len(self)} segments, format={self.format!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Transcript) and self.format == other.format and self.segments == other.segments
+
+    __hash__ = None
+
+    @property
+    def segments(self) -> tuple[Segment, ...]:
+        if self._segments is None:
+            object.__setattr__(self, "_segments", tuple(self._build(i) for i in range(len(self._columns.texts))))
+        return self._segments
+
+    def columns(self) -> Columns:
+        """The segments as columns (made once)."""
+        if self._columns is None:
+            import numpy as np
+            segs = self._segments
+            nan = float("nan")
+            object.__setattr__(self, "_columns", Columns(
+                [s.text for s in segs], [s.speaker for s in segs],
+                np.array([s.span.start if s.span is not None else nan for s in segs], dtype=float),
+                np.array([s.span.end if s.span is not None else nan for s in segs], dtype=float),
+                np.array([s.closed for s in segs], dtype=bool)))
+        return self._columns
 
     def __len__(self) -> int:
-        return len(self.segments)
+        return len(self._segments) if self._segments is not None else len(self._columns.texts)
 
     def __iter__(self):
         return iter(self.segments)
 
     def __getitem__(self, index):
+        if self._segments is None and isinstance(index, int):
+            return self._build(index % len(self))  # one segment, without building them all
         return self.segments[index]
 
     @property
     def timed(self) -> bool:
         """True when every segment has a time span."""
-        return bool(self.segments) and all(s.span is not None for s in self.segments)
+        if self._segments is None:
+            return self._columns.timed
+        return bool(self._segments) and all(s.span is not None for s in self._segments)
 
     @property
     def end(self) -> float | None:
         """The latest end time, or None without timing."""
-        ends = [s.span.end for s in self.segments if s.span is not None]
+        if self._segments is None:
+            import numpy as np
+            ends = self._columns.ends
+            return float(np.nanmax(ends)) if len(ends) and not np.isnan(ends).all() else None
+        ends = [s.span.end for s in self._segments if s.span is not None]
         return max(ends) if ends else None
 
     @property
     def speakers(self) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
-        for s in self.segments:
-            if s.speaker is not None:
-                seen.setdefault(s.speaker, None)
-        return tuple(seen)
+        names = self._columns.speakers if self._segments is None else [s.speaker for s in self._segments]
+        return tuple(s for s in dict.fromkeys(names) if s is not None)
 
     @property
     def text(self) -> str:
-        return "".join(s.text for s in self.segments)
+        texts = self._columns.texts if self._segments is None else [s.text for s in self._segments]
+        return "".join(texts)
 
     def with_segments(self, segments: Iterable[Segment]) -> "Transcript":
-        return replace(self, segments=tuple(segments))
+        return Transcript(tuple(segments), self.format, self.meta)

@@ -170,3 +170,15 @@ def test_random_json_raises_only_format_errors(doc):
         degen.scan(t)
     except FormatError:
         pass
+
+
+@pytest.mark.parametrize("markup, closed", [
+    ("[0.1][S01]a[0.5]  \n[0.6][S02]b[0.9]", [True, True]),
+    ("[0.1][S01]cut here[0.6][S02]b[0.9]", [False, True]),  # a middle segment never closed
+    ("[0.1][S01][0.6][S02]b[0.9][1.0][S01]  ", [False, True, False]),
+    ("[0.1][S01]x [12] [0.6][S02]第[3]年[0.9]", [True, True]),
+])
+def test_moss_closings_with_spaces_and_unclosed_segments(markup, closed):
+    t = formats.loads(markup)
+    assert [s.closed for s in t] == closed
+    assert formats.dumps(t) == markup

@@ -52,13 +52,13 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     >>> [(f.kind, f.unit, f.count) for f in a.findings]
     [('char_loop', '的', 40)]
     """
-    texts = [s.text for s in transcript]
+    texts = transcript.columns().texts
     built = build_streams(texts)
     streams = built.all()
     runs = [find_runs(s, config) for s in streams]
     table = SegmentTable.build(transcript, built)
     loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
-    speakers = np.array([s.speaker or "" for s in transcript], dtype=object)
+    speakers = np.array([s or "" for s in table.speakers], dtype=object)
     for speaker in _interleaved_speakers(table.speakers):
         # A loop of one speaker may be interrupted by another's segments.
         mine = np.flatnonzero(speakers == speaker)

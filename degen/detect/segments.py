@@ -20,12 +20,14 @@ NEAR_MIN_LENGTH = 4  # shorter texts differ too coarsely for a similarity ratio 
 def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     """An id per segment: equal keys share one, and so does a key nearly equal to the
     one just before it (a loop that drifts by a character stays one loop)."""
-    vocab: dict[str, int] = {}
-    exact = np.fromiter((vocab.setdefault(k, len(vocab)) if k else -1 - i for i, k in enumerate(keys)),
-                        dtype=np.int64, count=len(keys))
+    # 64-bit string hashes as ids: equal keys, equal ids (distinct keys collide with
+    # negligible probability); an empty segment repeats nothing, so it gets its own id.
+    exact = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+    lengths = np.array(list(map(len, keys)), dtype=np.int64)
+    empty = np.flatnonzero(lengths == 0)
+    exact[empty] = np.iinfo(np.int64).min + empty
     if len(keys) < 2:
         return exact
-    lengths = np.array(list(map(len, keys)), dtype=np.int64)
     cutoff = 1.0 - near_ratio / 100.0
     # Only pairs long enough and of similar length can be near-equal; score those in one call.
     pairs = np.flatnonzero((exact[1:] != exact[:-1]) & (np.minimum(lengths[1:], lengths[:-1]) >= NEAR_MIN_LENGTH)

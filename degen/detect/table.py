@@ -30,10 +30,8 @@ class SegmentTable:
     @classmethod
     def build(cls, transcript: Transcript, streams: Streams) -> "SegmentTable":
         n = len(transcript)
-        timed = transcript.timed
-        start = np.array([s.span.start if s.span is not None else np.nan for s in transcript], dtype=float)
-        end = np.array([s.span.end if s.span is not None else np.nan for s in transcript], dtype=float)
-        closed = np.array([s.closed for s in transcript], dtype=bool)
+        cols = transcript.columns()
+        timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
         chars, words = streams.chars, streams.words
         ids = streams.codes[chars.starts]
         mask = np.zeros(ids.size, dtype=bool)
@@ -43,7 +41,7 @@ class SegmentTable:
         word_count = np.diff(words.bounds)
         cjk = cjk_count >= word_count
         units = np.where(cjk, cjk_count + word_count, word_count)
-        return cls(start, end, closed, units, cjk, tuple(s.speaker for s in transcript), timed)
+        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed)
 
     def __len__(self) -> int:
         return len(self.speakers)

@@ -128,7 +128,10 @@ class Streams:
 
 
 def build_streams(texts: list[str]) -> Streams:
-    norm = normalize(SEP.join(t.replace(SEP, " ") for t in texts))
+    joined = SEP.join(texts)
+    if joined.count(SEP) != max(len(texts) - 1, 0):  # a text holds the separator itself
+        joined = SEP.join(t.replace(SEP, " ") for t in texts)
+    norm = normalize(joined)
     codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
     is_sep = codes == _SEP
     flags = classify(codes)

@@ -140,13 +140,14 @@ def _read_sglang_verbose(doc: dict) -> Transcript:
         raise FormatError(f"'segments' is a {type(listed).__name__}, not a list", field="segments")
     # The raw markup is the truth: the server's regex drops an unclosed tail from
     # `segments`. Listed segments lend their other fields to the raw ones, in order.
-    segments, _ = moss.parse_segments(doc["text"], listed)
-    return Transcript(tuple(segments), "sglang_verbose", {"doc": doc, "layout": _layout(listed)})
+    columns, build, _ = moss.parse_columns(doc["text"], listed)
+    return Transcript(format="sglang_verbose", meta={"doc": doc, "layout": _layout(listed)}, columns=columns,
+                      build=build)
 
 
 def _read_sglang_json(doc: dict) -> Transcript:
-    segments, prefix = moss.parse_segments(doc["text"])
-    return Transcript(tuple(segments), "sglang_json", {"doc": doc, "prefix": prefix})
+    columns, build, prefix = moss.parse_columns(doc["text"])
+    return Transcript(format="sglang_json", meta={"doc": doc, "prefix": prefix}, columns=columns, build=build)
 
 
 def _read_text_json(doc: dict) -> Transcript:
@@ -164,12 +165,13 @@ def _layout(items: list) -> dict:
     """How the segments spelled their keys and ids, so new segments look like old ones."""
     first = items[0] if items and isinstance(items[0], dict) else {}
     keys = next(((s, e, k) for s, e, k in TIME_KEYS if s in first and e in first), TIME_KEYS[0])
-    ids = [item.get("id") for item in items if isinstance(item, dict)]
+    # Ids are renumbered on write, so the first one tells their style.
+    first_id = first.get("id")
     id_style = None
-    if ids and all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-        id_style = ("int", "", ids[0], 0)
-    elif ids and all(isinstance(i, str) and _ID.match(i) for i in ids):
-        m = _ID.match(ids[0])
+    if isinstance(first_id, int) and not isinstance(first_id, bool):
+        id_style = ("int", "", first_id, 0)
+    elif isinstance(first_id, str) and _ID.match(first_id):
+        m = _ID.match(first_id)
         id_style = ("str", m.group(1), int(m.group(2)), len(m.group(2)))
     speaker_key = next((k for k in SPEAKER_KEYS if k in first), None)
     return {"time_keys": keys, "id_style": id_style, "speaker_key": speaker_key}

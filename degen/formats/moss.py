@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 from ..errors import FormatError
-from ..model import Segment, Span, Transcript
+import numpy as np
+
+from ..model import Columns, Segment, Span, Transcript
 
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 OPENING = re.compile(r"\[" + _NUM + r"\]\[(S[0-9]{2,})\]")  # ASCII only: re splits faster
@@ -24,8 +26,9 @@ def looks_like(text: str) -> bool:
     return OPENING.search(text) is not None
 
 
-def parse_segments(text: str, listed: list | None = None) -> tuple[list[Segment], str]:
-    """Split markup into segments; returns them and any text before the first opening.
+def parse_columns(text: str, listed: list | None = None):
+    """Split markup into columns (no object per segment); returns (Columns, a function
+    building segment i, the text before the first opening).
 
     ``listed`` are the response's ``segments`` items, kept in each segment's extra
     (in order) so that writing back loses none of their fields.
@@ -34,29 +37,58 @@ def parse_segments(text: str, listed: list | None = None) -> tuple[list[Segment]
     if len(parts) == 1:
         raise FormatError("no MOSS segment found (expected '[start][S01]text[end]')",
                           hint="check that this is MOSS-Transcribe-Diarize output")
+    starts_raw, speakers, bodies = parts[1::3], parts[2::3], parts[3::3]
+    texts, ends_raw, seps = _closings(bodies)
+    starts = np.array(starts_raw).astype(np.float64)
+    closed = np.array(ends_raw, dtype=object) != ""
+    ends = starts.copy()
+    if closed.any():
+        ends[closed] = np.array(ends_raw, dtype=object)[closed].astype(str).astype(np.float64)
     listed = listed or []
-    segments = []
-    for i in range(1, len(parts), 3):
-        start_raw, speaker, body = parts[i], parts[i + 1], parts[i + 2]
-        start = float(start_raw)
-        stripped = body.rstrip()
-        cut = stripped.rfind("[") if stripped.endswith("]") else -1
-        end_raw = stripped[cut + 1:-1] if cut >= 0 else ""
-        extra = {"raw_start": start_raw}
-        k = i // 3
-        if k < len(listed) and isinstance(listed[k], dict):
-            extra["json"], extra["tagged"] = listed[k], True
-        if end_raw and end_raw.isascii() and end_raw.replace(".", "", 1).isdigit():
-            extra["raw_end"], extra["sep"] = end_raw, body[len(stripped):]
-            segments.append(Segment(Span(start, float(end_raw)), speaker, body[:cut], True, extra))
-        else:
-            segments.append(Segment(Span(start, start), speaker, body, False, extra))
-    return segments, parts[0]
+    columns = Columns(texts, speakers, starts, ends, closed)
+
+    def build(i: int) -> Segment:
+        extra = {"raw_start": starts_raw[i]}
+        if i < len(listed) and isinstance(listed[i], dict):
+            extra["json"], extra["tagged"] = listed[i], True
+        if ends_raw[i]:
+            extra["raw_end"], extra["sep"] = ends_raw[i], seps[i]
+        return Segment(Span(float(starts[i]), float(ends[i])), speakers[i], texts[i], bool(closed[i]), extra)
+
+    return columns, build, parts[0]
+
+
+_BODY_END = "\x1e"
+# A body's closing stamp: a bracketed number (and spaces) right before the body's end.
+# (\x1e is whitespace to Python: the space class must exclude it.)
+_CLOSING = re.compile(r"\[([0-9]+(?:\.[0-9]+)?)\]((?:(?!\x1e)\s)*)\x1e|\x1e")
+_CLOSING_CUT = re.compile(r"\[[0-9]+(?:\.[0-9]+)?\](?:(?!\x1e)\s)*(?=\x1e)")
+
+
+def _closings(bodies: list[str]) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
+    """(texts, closing stamps or "", spaces after them) for each body, in three C-level
+    passes over all bodies joined, not a Python loop over them."""
+    if not bodies:
+        return [], (), ()
+    joined = _BODY_END.join(bodies) + _BODY_END
+    if joined.count(_BODY_END) != len(bodies):  # a body holds the marker itself: go slowly
+        found = [(_CLOSING.search(b + _BODY_END).groups(""), b) for b in bodies]
+        texts = [_CLOSING_CUT.sub("", b + _BODY_END)[:-1] for _, b in found]
+        return texts, tuple(g[0] for g, _ in found), tuple(g[1] for g, _ in found)
+    ends_raw, seps = zip(*_CLOSING.findall(joined))
+    texts = _CLOSING_CUT.sub("", joined).split(_BODY_END)[:-1]
+    return texts, ends_raw, seps
+
+
+def parse_segments(text: str, listed: list | None = None) -> tuple[list[Segment], str]:
+    """Markup as a list of segments, and any text before the first opening."""
+    columns, build, prefix = parse_columns(text, listed)
+    return [build(i) for i in range(len(columns.texts))], prefix
 
 
 def loads(text: str) -> Transcript:
-    segments, prefix = parse_segments(text)
-    return Transcript(tuple(segments), "moss", {"prefix": prefix})
+    columns, build, prefix = parse_columns(text)
+    return Transcript(format="moss", meta={"prefix": prefix}, columns=columns, build=build)
 
 
 def format_time(value: float, raw: str | None = None) -> str:
