@@ -39,11 +39,11 @@ def parse_columns(text: str, listed: list | None = None):
                           hint="check that this is MOSS-Transcribe-Diarize output")
     starts_raw, speakers, bodies = parts[1::3], parts[2::3], parts[3::3]
     texts, ends_raw, seps = _closings(bodies)
-    starts = np.array(starts_raw).astype(np.float64)
-    closed = np.array(ends_raw, dtype=object) != ""
+    starts = np.fromiter(map(float, starts_raw), dtype=np.float64, count=len(starts_raw))
+    closed = np.fromiter(map(bool, ends_raw), dtype=bool, count=len(ends_raw))
     ends = starts.copy()
     if closed.any():
-        ends[closed] = np.array(ends_raw, dtype=object)[closed].astype(str).astype(np.float64)
+        ends[closed] = np.fromiter(map(float, filter(None, ends_raw)), dtype=np.float64)
     listed = listed or []
     columns = Columns(texts, speakers, starts, ends, closed)
 
