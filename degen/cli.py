@@ -120,16 +120,6 @@ def _stdin(fmt):
     return read_transcript("-", fmt)
 
 
-def _floats(value: str | None) -> tuple[float, ...] | None:
-    if not value:
-        return None
-    try:
-        return tuple(float(v) for v in value.split(",") if v.strip())
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated numbers like 0.1,0.1,0.2, not {value!r}",
-                                 param_hint="--temperatures") from None
-
-
 def _default_out(path: Path) -> Path:
     return path.with_name(f"{path.stem}.fixed{path.suffix}")
 
@@ -146,9 +136,10 @@ def _default_out(path: Path) -> Path:
               help="Edits and attempts as JSON [OUT.degen.json].")
 @click.option("--model", help="Model id to send (only when the server needs one).")
 @click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
-@click.option("--temperatures", default="0.1,0.1,0.2", show_default=True, help="Decoding schedule, tried in order.")
+@click.option("--temperatures", "schedule", default="0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4", show_default=True,
+              help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span].")
 @click.option("--repetition-penalty", type=click.FloatRange(0, 2, min_open=True),
-              help="Send repetition_penalty too (servers from ~Aug 2026 honour it).")
+              help="Send this repetition_penalty with every step (servers from ~Aug 2026 honour it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
               help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
 @click.option("--pad", type=click.FloatRange(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
@@ -165,7 +156,7 @@ def _default_out(path: Path) -> Path:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
-def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, temperatures, repetition_penalty,
+def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, schedule, repetition_penalty,
         concurrency, pad, max_span, anchor_seconds, journal_path, timeout, in_place, dry_run, fmt, html_path,
         **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
@@ -179,10 +170,13 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from .repair.client import HttpTranscriber
     from .repair.journal import Journal, file_fingerprint, fingerprint
     from .repair.plan import make_plan
-    from .repair.policy import Policy
+    from .repair.policy import Policy, Step, parse_schedule
     from . import scan as scan_one
     config = config_from(options)
-    policy = Policy.from_options(_floats(temperatures), repetition_penalty, config, anchor_seconds)
+    steps = parse_schedule(schedule)
+    if repetition_penalty is not None:
+        steps = tuple(Step(s.temperature, repetition_penalty, s.context) for s in steps)
+    policy = Policy.from_options(config=config, anchor_seconds=anchor_seconds, steps=steps)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)

@@ -166,3 +166,28 @@ def test_stale_journal_is_set_aside(tmp_path):
     assert Journal(path, "one").attempts("1.000-2.000")
     assert not Journal(path, "two").attempts("1.000-2.000")
     assert (tmp_path / "j.jsonl.stale").exists()
+
+
+def test_a_server_that_drops_the_penalty_is_noticed(make_server, seed_audio):
+    server = make_server(honours_repetition_penalty=False, loop_probability=1.0)
+    from degen.repair.policy import parse_schedule
+    policy = Policy(steps=parse_schedule("0.1,0.1/p1.1,0.4/p1.1,0.7"))
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url, policy=policy,
+                       concurrency=1)
+    sent = [f.get("repetition_penalty") for f in server.stats.forms]
+    # After the first identical answer the penalty is no longer sent, and a step that
+    # would only repeat an earlier one is skipped.
+    assert sent.count("1.1") == 1
+    later = [a.step.repetition_penalty for o in result.outcomes[1:] for a in o.attempts]
+    assert later and not any(later)
+    assert all(len(o.attempts) <= 4 for o in result.outcomes)
+
+
+def test_schedule_syntax():
+    from degen.errors import ConfigError
+    from degen.repair.policy import Step, format_schedule, parse_schedule
+    steps = parse_schedule("0.1, 0.1/p1.1, 0.7+c4")
+    assert steps == (Step(0.1), Step(0.1, 1.1), Step(0.7, None, 4.0))
+    assert parse_schedule(format_schedule(steps)) == steps
+    with pytest.raises(ConfigError):
+        parse_schedule("hot")

@@ -115,6 +115,7 @@ class _Run:
     total: int = 0
     suspect: frozenset[int] = frozenset()  # indices of every segment the plan replaces
     done: int = 0
+    penalty_ignored: set = field(default_factory=set)  # ids of transcribers that drop the penalty
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -166,25 +167,24 @@ def _repair_region(run: _Run, chunks: list[tuple[int, RepairSpan]]) -> list[tupl
 
 def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ...] = ()) -> Outcome:
     transcriber = run.transcribers[index % len(run.transcribers)]
-    recorded = run.journal.attempts(rs.key)
+    recorded = {e["attempt"]: e for e in run.journal.attempts(rs.key)}
     attempts: list[Attempt] = []
     best: tuple[Verdict, Placed, int] | None = None
+    answers: dict[Step, str | None] = {}
     for i, step in enumerate(run.policy.steps):
-        entry = recorded[i] if i < len(recorded) else _send(run, rs, transcriber, step, i, _clip(run, rs, step, prior))
+        step = _effective(run, transcriber, step)
+        if step in answers:  # a penalty step on a server that ignores penalties: already tried
+            continue
+        entry = recorded.get(i) or _send(run, rs, transcriber, step, i, _clip(run, rs, step, prior))
+        _notice_ignored_penalty(run, transcriber, step, entry.get("body"), answers)
+        answers[step] = entry.get("body")
         attempt, placed = _evaluate(run, rs, step, entry, prior)
         if attempt.error:
             attempts.append(attempt)
             outcome = Outcome(rs, "unresolved", f"server error: {attempt.error}", tuple(attempts))
             break
         if attempt.verdict.clean:
-            anchored = _anchored(run, rs, transcriber, step, placed, recorded, len(run.policy.steps) + i, prior)
-            if anchored is not None:
-                tried, better = anchored
-                if better is not None:
-                    attempts.append(attempt)
-                    attempt, placed = tried, better
-                else:
-                    attempts.append(tried)
+            attempt, placed = _with_anchors(run, rs, transcriber, step, attempt, placed, recorded, i, prior, attempts)
             attempts.append(_accepted(attempt))
             outcome = Outcome(rs, "repaired", "clean", tuple(attempts), placed)
             break
@@ -198,6 +198,37 @@ def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ..
             run.done += 1
             run.progress(outcome, run.done, run.total)
     return outcome
+
+
+def _effective(run: _Run, transcriber, step: Step) -> Step:
+    """The step as it will really run: without a penalty the server is known to ignore."""
+    if step.repetition_penalty is not None and id(transcriber) in run.penalty_ignored:
+        return Step(step.temperature, None, step.context)
+    return step
+
+
+def _notice_ignored_penalty(run: _Run, transcriber, step: Step, body, answers: dict) -> None:
+    """A server that silently drops repetition_penalty (builds before ~Aug 2026) answers
+    a penalised step exactly as the same step without it: remember, and stop sending it.
+    (At temperature 0.1 a loop is near-deterministic, so identical bodies are telling.)"""
+    plain = Step(step.temperature, None, step.context)
+    if step.repetition_penalty is not None and body is not None and answers.get(plain) == body:
+        with run.lock:
+            run.penalty_ignored.add(id(transcriber))
+
+
+def _with_anchors(run, rs, transcriber, step, attempt, placed, recorded, i, prior, attempts):
+    """The clean answer, or an anchored one that maps more speakers (both recorded)."""
+    anchored = _anchored(run, rs, transcriber, step, placed, list(recorded.values()),
+                         len(run.policy.steps) + i, prior)
+    if anchored is None:
+        return attempt, placed
+    tried, better = anchored
+    if better is None:
+        attempts.append(tried)
+        return attempt, placed
+    attempts.append(attempt)
+    return tried, better
 
 
 def _accepted(attempt: Attempt) -> Attempt:

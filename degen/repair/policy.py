@@ -40,12 +40,41 @@ def _steps(temperatures=(0.1, 0.1, 0.2), penalty=None) -> tuple[Step, ...]:
     return tuple(Step(t, penalty) for t in temperatures)
 
 
+# The default escalation, cheapest remedy first. Temperature 0.1 is the remedy that
+# cleared MOSS's loops on a full re-run; re-submitted alone, a confident loop often
+# survives it (logits divided by 0.1 are multiplied by 10), so the next steps add what
+# broke real loops (README, "What repairs a real loop"): a repetition penalty, higher
+# temperatures (a penalty alone did not break a laughter loop), and audio before the span.
+ESCALATION = (Step(0.1), Step(0.1, 1.1), Step(0.4, 1.1), Step(0.7), Step(0.7, context=4.0))
+
+
+def parse_schedule(text: str) -> tuple[Step, ...]:
+    """Steps from ``"0.1,0.1/p1.1,0.7+c4"``: a temperature, optionally ``/pPENALTY`` and
+    ``+cSECONDS`` of context."""
+    steps = []
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        head, _, context = item.partition("+c")
+        temperature, _, penalty = head.partition("/p")
+        try:
+            steps.append(Step(float(temperature), float(penalty) if penalty else None,
+                              float(context) if context else 0.0))
+        except ValueError:
+            raise ConfigError(f"bad step {item!r} in {text!r}: write TEMPERATURE[/pPENALTY][+cSECONDS], "
+                              f"e.g. 0.1,0.1/p1.1,0.7+c4") from None
+    return tuple(steps)
+
+
+def format_schedule(steps) -> str:
+    return ",".join(f"{s.temperature:g}" + (f"/p{s.repetition_penalty:g}" if s.repetition_penalty else "")
+                    + (f"+c{s.context:g}" if s.context else "") for s in steps)
+
+
 @dataclass(frozen=True)
 class Policy:
     """How to re-decode a span.
 
-    The default schedule is the seed's remedy, temperature 0.1, drawn twice (the server
-    has no seed: a second draw is a fresh sample), then 0.2.
+    The default schedule is ``ESCALATION`` (above). A second draw at the same
+    temperature is a fresh sample: the server has no seed.
 
     Attributes:
         steps: tried in order until one is clean.
@@ -64,7 +93,7 @@ class Policy:
         config: the detectors used to judge candidates.
     """
 
-    steps: tuple[Step, ...] = field(default_factory=_steps)
+    steps: tuple[Step, ...] = ESCALATION
     tokens_per_second: float = 12.0
     min_new_tokens: int = 128
     anchor_seconds: float = 8.0
@@ -75,16 +104,19 @@ class Policy:
         if not self.steps:
             raise ConfigError("the policy needs at least one decoding step")
         for step in self.steps:
-            if not 0 <= step.temperature <= 2:
-                raise ConfigError(f"temperature {step.temperature} is outside 0..2")
+            if not 0 <= step.temperature <= 2 or step.context < 0:
+                raise ConfigError(f"temperature {step.temperature} is outside 0..2 (or context < 0)")
             if step.repetition_penalty is not None and not 0 < step.repetition_penalty <= 2:
                 raise ConfigError(f"repetition_penalty {step.repetition_penalty} is outside (0, 2]")
 
     @classmethod
     def from_options(cls, temperatures: tuple[float, ...] | None = None, repetition_penalty: float | None = None,
-                     config: DetectConfig = DEFAULT, anchor_seconds: float | None = None) -> "Policy":
+                     config: DetectConfig = DEFAULT, anchor_seconds: float | None = None,
+                     steps: tuple[Step, ...] | None = None) -> "Policy":
+        """Plain temperatures (each with ``repetition_penalty`` when given), or ``steps``."""
         extra = {} if anchor_seconds is None else {"anchor_seconds": anchor_seconds}
-        return cls(steps=_steps(temperatures or (0.1, 0.1, 0.2), repetition_penalty), config=config, **extra)
+        chosen = steps or (_steps(temperatures, repetition_penalty) if temperatures else ESCALATION)
+        return cls(steps=chosen, config=config, **extra)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,11 @@
 """An SGLang-Omni-compatible transcription server for tests, on a loopback port.
 
 Same route, form fields, validation, response shapes and errors as the real one
-(see README, "The server contract"); the decoder behind it is scripted
-(``Session``). It can inject faults and charge a simulated decode time, and it counts
-the requests and the audio seconds it decoded.
+(see README, "The server contract"). The decoder behind it is either scripted
+(``Session``) or a real speech model (``WhisperDecoder``): anything with
+``decode(samples, rate, temperature, max_new_tokens, repetition_penalty) -> markup``.
+It can inject faults and charge a simulated decode time, and it counts the requests
+and the audio seconds it decoded.
 
     with TestServer(session) as server:
         degen.fix(..., transcriber=server.url)
@@ -24,10 +26,17 @@ import orjson
 
 from ..errors import AudioError
 from ..repair.audio import decode
-from .session import Session
+from typing import Protocol
+
+import numpy as np
 
 FORMATS = ("json", "text", "verbose_json", "srt", "vtt")
 MODEL_CAP = 32768  # the model's configured max_new_tokens
+
+
+class Decoder(Protocol):
+    def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
+               repetition_penalty: float | None) -> str | None: ...
 
 
 @dataclass
@@ -50,15 +59,15 @@ class Stats:
 
 
 class TestServer:
-    """Serve ``session`` on 127.0.0.1 in a background thread."""
+    """Serve ``decoder`` on 127.0.0.1 in a background thread."""
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, session: Session, *, port: int = 0, model_id: str = "moss-transcribe-diarize",
+    def __init__(self, decoder: Decoder, *, port: int = 0, model_id: str = "moss-transcribe-diarize",
                  faults: Faults | None = None, decode_seconds_per_second: float = 0.0,
                  honours_repetition_penalty: bool = True, formats: tuple[str, ...] = FORMATS,
                  slots: int = 64):
-        self.session, self.model_id = session, model_id
+        self.decoder, self.model_id = decoder, model_id
         self.faults = faults or Faults()
         self.decode_seconds_per_second = decode_seconds_per_second
         self.honours_repetition_penalty = honours_repetition_penalty
@@ -102,7 +111,9 @@ class TestServer:
         """(status, content type, body) for one transcription request."""
         with self._lock:
             self.stats.transcriptions += 1
-            self.stats.forms.append({k: v for k, v in form.items()})
+            self.stats.forms.append(dict(form))  # as sent
+        if not self.honours_repetition_penalty:  # an older build: dropped silently
+            form = {k: v for k, v in form.items() if k != "repetition_penalty"}
         error = _validate(form, audio, self.model_id, self.formats)
         if error:
             return error
@@ -121,10 +132,11 @@ class TestServer:
         if self.faults.always_worse:
             temperature = 0.0
         cap = int(form["max_new_tokens"]) if form.get("max_new_tokens") else max(min(MODEL_CAP, 512), math.ceil(10 * seconds))
-        offset = self.session.locate(samples) if rate == self.session.sample_rate else None
-        text = "" if offset is None else self.session.markup(offset, seconds, temperature, cap)
-        if self.faults.always_worse and offset is not None:
+        penalty = float(form["repetition_penalty"]) if form.get("repetition_penalty") else None
+        text = self.decoder.decode(samples, rate, temperature, cap, penalty)
+        if self.faults.always_worse and text is not None:
             text = f"[0.00][S01]{'哈' * 5000}"  # worse than any loop in the session, cap or no cap
+        text = text or ""
         return _respond(form.get("response_format") or "json", text, seconds)
 
 
@@ -219,8 +231,6 @@ def _handler(server: TestServer):
             form, audio = _parse_multipart(self.headers.get("Content-Type", ""), body)
             if form is None:
                 return self._send(*_error(422, [{"loc": ["body", "file"], "msg": "Field required"}]))
-            if not server.honours_repetition_penalty:
-                form.pop("repetition_penalty", None)
             self._send(*server.transcribe(form, audio))
 
     return Handler

@@ -50,6 +50,14 @@ class Session:
         truth = orjson.loads(Path(truth_path).read_bytes())
         return cls(samples, sample_rate, truth["segments"], truth.get("degenerate_regions", []), **kw)
 
+    def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
+               repetition_penalty: float | None = None) -> str | None:
+        """The server's answer for an uploaded clip (None when it is not from the session)."""
+        offset = self.locate(samples) if rate == self.sample_rate else None
+        if offset is None:
+            return None
+        return self.markup(offset, samples.size / rate, temperature, max_new_tokens)
+
     def locate(self, clip: np.ndarray) -> float | None:
         """Where ``clip`` starts in the session, in seconds, or None."""
         probe = clip[:32]
