@@ -133,7 +133,10 @@ class TestServer:
             temperature = 0.0
         cap = int(form["max_new_tokens"]) if form.get("max_new_tokens") else max(min(MODEL_CAP, 512), math.ceil(10 * seconds))
         penalty = float(form["repetition_penalty"]) if form.get("repetition_penalty") else None
-        text = self.decoder.decode(samples, rate, temperature, cap, penalty)
+        try:
+            text = self.decoder.decode(samples, rate, temperature, cap, penalty)
+        except Exception as exc:  # the decoder failed: a 500, as FastAPI answers
+            return _error(500, f"decoding failed: {exc}")
         if self.faults.always_worse and text is not None:
             text = f"[0.00][S01]{'哈' * 5000}"  # worse than any loop in the session, cap or no cap
         text = text or ""

@@ -15,7 +15,6 @@ import threading
 import numpy as np
 
 SAMPLE_RATE = 16000
-MAX_WINDOW_TOKENS = 448  # Whisper's own cap per 30 s window
 
 
 class WhisperDecoder:
@@ -39,9 +38,10 @@ class WhisperDecoder:
                  max_new_tokens: int | None = None, fallback: bool = False):
         """Whisper segments for float32 16 kHz audio. ``fallback`` uses whisper's own
         schedule (0.0, 0.2, ... 1.0 on compression ratio > 2.4 or log-prob < -1.0)."""
+        # No per-window cap: Whisper's own (448 less the prompt) applies; the request's
+        # max_new_tokens caps the total, in to_markup.
         options = dict(language="en", beam_size=1, best_of=1, condition_on_previous_text=True, vad_filter=False,
-                       repetition_penalty=repetition_penalty or 1.0,
-                       max_new_tokens=min(max_new_tokens or MAX_WINDOW_TOKENS, MAX_WINDOW_TOKENS))
+                       repetition_penalty=repetition_penalty or 1.0)
         if fallback:
             options.update(temperature=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], compression_ratio_threshold=2.4,
                            log_prob_threshold=-1.0, no_speech_threshold=0.6)
