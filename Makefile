@@ -23,6 +23,8 @@ test: setup
 
 bench: setup
 	$(BIN)/python bench/scan_throughput.py
+	$(BIN)/python bench/fix_cost.py
+	$(BIN)/python bench/repair_real.py
 
 fixtures: setup
 	$(BIN)/python scripts/make_seed_fixtures.py
