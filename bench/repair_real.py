@@ -31,7 +31,6 @@ from degen.repair.audio import Audio  # noqa: E402
 from degen.repair.client import HttpTranscriber, Request  # noqa: E402
 from degen.repair.policy import Policy, Step  # noqa: E402
 from degen.testing import TestServer  # noqa: E402
-from degen.testing.whisper import WhisperDecoder  # noqa: E402
 
 AUDIO = Path(__file__).resolve().parent.parent / "fixtures" / "audio"
 LOOPING = ("composite", "no_x15", "okay_x10")
@@ -50,7 +49,7 @@ def looped(transcript) -> bool:
     return any(f.is_loop for f in degen.scan(transcript).flagged)
 
 
-def run(decoder: WhisperDecoder, name: str, saved: Path) -> dict:
+def run(decoder, name: str, saved: Path, fallback_cost=None) -> dict:
     audio = Audio.open(AUDIO / f"{name}.wav")
     truth = (AUDIO / f"{name}.txt").read_text()
     out = {}
@@ -64,9 +63,10 @@ def run(decoder: WhisperDecoder, name: str, saved: Path) -> dict:
     start = time.perf_counter()
     samples = audio.read(Span(0, audio.duration)).astype("float32") / 32768.0
     segments = decoder.segments(samples, 0.0, fallback=True)
-    decoded = fallback_seconds(segments, audio.duration)
-    text = " ".join(s.text for s in segments)
-    markup = "".join(f"[{s.start:.2f}][S01]{s.text.strip()}[{s.end:.2f}]" for s in segments)
+    decoded = fallback_cost(segments, audio.duration) if fallback_cost else audio.duration
+    segments = [(s.start, s.end, s.text.strip()) if hasattr(s, "text") else s[:3] for s in segments]
+    text = " ".join(t for _, _, t in segments)
+    markup = "".join(f"[{a:.2f}][S01]{t}[{b:.2f}]" for a, b, t in segments)
     repaired = not looped(degen.read(markup)) if markup else True
     out["b: whisper fallback, whole file"] = (repaired, wer(truth, text), decoded, time.perf_counter() - start)
     return out
@@ -88,16 +88,13 @@ def fallback_seconds(segments, duration: float) -> float:
     return total or duration
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--seeds", type=int, default=5)
-    args = parser.parse_args()
+def benchmark(make_decoder, seeds: int, fallback_cost=None) -> list[str]:
+    """The table's lines. ``make_decoder(seed)`` gives a decoder sampling with that seed."""
     rows: dict[str, list] = {}
     greedy_wer = []
     with tempfile.TemporaryDirectory() as tmp:
-        greedy = WhisperDecoder(seed=0)
         saved = {}
-        with TestServer(greedy) as server:
+        with TestServer(make_decoder(0)) as server:
             for name in LOOPING:
                 audio = Audio.open(AUDIO / f"{name}.wav")
                 reply = HttpTranscriber(server.url).transcribe(Request(audio.clip(Span(0, audio.duration)), 0.0, 4096))
@@ -105,20 +102,28 @@ def main() -> None:
                 saved[name].write_text(reply.text, encoding="utf-8")
                 greedy_wer.append(wer((AUDIO / f"{name}.txt").read_text(),
                                       " ".join(s.text for s in degen.read(saved[name]))))
-        for seed in range(args.seeds):
-            decoder = WhisperDecoder(seed=seed + 1)
+        for seed in range(seeds):
+            decoder = make_decoder(seed + 1)
             for name in LOOPING:
-                for label, row in run(decoder, name, saved[name]).items():
+                for label, row in run(decoder, name, saved[name], fallback_cost).items():
                     rows.setdefault(label, []).append(row)
-    total = sum(Audio.open(AUDIO / f"{n}.wav").duration for n in LOOPING) * args.seeds
-    print(f"{len(LOOPING)} looping files x {args.seeds} seeds; greedy WER {sum(greedy_wer) / len(greedy_wer):.2f}")
-    print(f"{'method':<34} {'loops repaired':>15} {'mean WER':>9} {'audio decoded':>14} {'of file':>8} {'wall s':>7}")
+    total = sum(Audio.open(AUDIO / f"{n}.wav").duration for n in LOOPING) * seeds
+    lines = [f"{len(LOOPING)} looping files x {seeds} seeds; greedy WER {sum(greedy_wer) / len(greedy_wer):.2f}",
+             f"{'method':<34} {'loops repaired':>15} {'mean WER':>9} {'audio decoded':>14} {'of file':>8} {'wall s':>7}"]
     for label in sorted(rows):
         r = rows[label]
-        repaired = sum(x[0] for x in r)
         decoded = sum(x[2] for x in r)
-        print(f"{label:<34} {repaired:>7}/{len(r):<7} {sum(x[1] for x in r) / len(r):>9.2f} {decoded:>12.1f} s "
-              f"{decoded / total:>7.0%} {sum(x[3] for x in r):>7.1f}")
+        lines.append(f"{label:<34} {sum(x[0] for x in r):>7}/{len(r):<7} {sum(x[1] for x in r) / len(r):>9.2f} "
+                     f"{decoded:>12.1f} s {decoded / total:>7.0%} {sum(x[3] for x in r):>7.1f}")
+    return lines
+
+
+def main() -> None:
+    from degen.testing.whisper import WhisperDecoder
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=5)
+    args = parser.parse_args()
+    print("\n".join(benchmark(lambda seed: WhisperDecoder(seed=seed), args.seeds, fallback_seconds)))
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ Same ``decode`` interface as ``WhisperDecoder``; used by ``bench/gpu_whisper.py`
 from __future__ import annotations
 
 import json
+import queue
 import struct
 import threading
 from pathlib import Path
@@ -31,8 +32,9 @@ import numpy as np
 DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
 
 
-def read_ct2(path: Path) -> dict[str, np.ndarray]:
-    """Every variable of a CTranslate2 ``model.bin`` (binary version 6), int8 de-quantised."""
+def read_raw(path: Path) -> tuple[str, int, dict[str, np.ndarray], dict[str, str]]:
+    """(spec name, revision, variables as stored, aliases) of a CTranslate2 ``model.bin``
+    (binary version 5 or 6: a header, then name, shape, type and bytes of each variable)."""
     data = Path(path).read_bytes()
     at = 0
 
@@ -49,28 +51,32 @@ def read_ct2(path: Path) -> dict[str, np.ndarray]:
         at += n
         return text
 
-    version, = take("I")
+    (version,) = take("I")
     if version < 5:
         raise ValueError(f"unsupported CTranslate2 binary version {version}")
-    string()
-    take("I")
-    raw = {}
+    name, (revision,) = string(), take("I")
+    variables = {}
     for _ in range(take("I")[0]):
-        name = string()
+        key = string()
         (ndim,) = take("B")
         shape = take("I" * ndim) if ndim else ()
-        dtype, nbytes = take("B")[0], take("I")[0]
-        raw[name] = np.frombuffer(data, DTYPES.get(dtype, np.uint8), count=nbytes // np.dtype(DTYPES.get(dtype, np.uint8)).itemsize,
-                                  offset=at).reshape(shape)
+        dtype = np.dtype(DTYPES[take("B")[0]])
+        (nbytes,) = take("I")
+        variables[key] = np.frombuffer(data, dtype, count=nbytes // dtype.itemsize, offset=at).reshape(shape)
         at += nbytes
-    for _ in range(take("I")[0]):
-        alias, target = string(), string()
-        raw[alias] = raw[target]
+    aliases = {string(): string() for _ in range(take("I")[0])}
+    return name, revision, variables, aliases
+
+
+def read_ct2(path: Path) -> dict[str, np.ndarray]:
+    """Every variable of a CTranslate2 ``model.bin``, aliases resolved, int8 de-quantised."""
+    _, _, raw, aliases = read_raw(path)
+    raw = {**raw, **{alias: raw[target] for alias, target in aliases.items()}}
     out = {}
     for name, value in raw.items():
         if name.endswith("weight_scale"):
             continue
-        scale = raw.get(name[:-len("weight")] + "weight_scale") if name.endswith("weight") else None
+        scale = raw.get(name + "_scale") if name.endswith("weight") else None
         if scale is not None and value.dtype == np.int8:
             value = value.astype(np.float32) / scale.astype(np.float32).reshape(-1, *([1] * (value.ndim - 1)))
         out[name] = value
@@ -125,7 +131,8 @@ class TransformersWhisperDecoder:
     """The test server's decoder on a GPU (or CPU): transformers' generate, long-form,
     with timestamps, conditioned on previous text, no temperature fallback."""
 
-    def __init__(self, folder: str | None = None, device: str = "cuda", dtype: str = "float16", seed: int = 0):
+    def __init__(self, folder: str | None = None, device: str = "cuda", dtype: str = "float16", seed: int = 0,
+                 max_batch: int = 32):
         import torch
         from transformers import GenerationConfig, WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
         from tokenizers import Tokenizer
@@ -162,37 +169,97 @@ class TransformersWhisperDecoder:
         self.features = WhisperFeatureExtractor(feature_size=80)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._lock = threading.Lock()
+        self._queue: queue.Queue = queue.Queue()
+        self.max_batch = max_batch
+        threading.Thread(target=self._batcher, daemon=True).start()
 
-    def segments(self, audio: np.ndarray, temperature: float, repetition_penalty: float | None = None):
-        """[(start, end, text, tokens)] for float32 16 kHz audio."""
-        torch = self.torch
+    def reseed(self, seed: int) -> "TransformersWhisperDecoder":
+        """Sample from ``seed`` on (torch's generator is global, unlike CTranslate2's)."""
+        self.torch.manual_seed(seed)
+        return self
+
+    def _options(self, temperature: float, repetition_penalty: float | None, fallback: bool = False) -> dict:
+        options = dict(generation_config=self.generation, return_timestamps=True, return_segments=True,
+                       condition_on_prev_tokens=True, repetition_penalty=repetition_penalty or 1.0)
+        if fallback:  # whisper's own schedule
+            options.update(temperature=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), compression_ratio_threshold=2.4,
+                           logprob_threshold=-1.0, no_speech_threshold=0.6, do_sample=True, top_k=0)
+        elif temperature > 0:
+            options.update(do_sample=True, temperature=temperature, top_k=0)
+        return options
+
+    def _features(self, audio: np.ndarray):
         long = audio.size > 30 * 16000
         inputs = self.features(audio, sampling_rate=16000, return_tensors="pt", return_attention_mask=True,
                                truncation=not long, padding="longest" if long else "max_length")
         feats = inputs.input_features.to(self.device, self.dtype)
         if feats.shape[-1] < 3000:
-            feats = torch.nn.functional.pad(feats, (0, 3000 - feats.shape[-1]))
-        options = dict(generation_config=self.generation, return_timestamps=True, return_segments=True,
-                       condition_on_prev_tokens=True, repetition_penalty=repetition_penalty or 1.0)
-        if temperature > 0:
-            options.update(do_sample=True, temperature=temperature, top_k=0)
-        if long:
-            options["attention_mask"] = inputs.attention_mask.to(self.device)
-        with self._lock, torch.inference_mode():
-            out = self.model.generate(feats, **options)
+            feats = self.torch.nn.functional.pad(feats, (0, 3000 - feats.shape[-1]))
+        return feats, (inputs.attention_mask.to(self.device) if long else None)
+
+    def _segments(self, out, index: int):
         found = []
-        for seg in out["segments"][0]:
+        for seg in out["segments"][index]:
             tokens = [int(t) for t in seg["tokens"].tolist() if int(t) < 50256]
             found.append((float(seg["start"]), float(seg["end"]), self.tokenizer.decode(tokens).strip(), len(tokens)))
         return found
+
+    def segments(self, audio: np.ndarray, temperature: float, repetition_penalty: float | None = None,
+                 fallback: bool = False):
+        """[(start, end, text, tokens)] for float32 16 kHz audio. Clips of up to 30 s from
+        concurrent requests with the same settings are decoded together in one batch."""
+        if audio.size <= 30 * 16000 and not fallback:
+            done, box = threading.Event(), {}
+            self._queue.put(((temperature, repetition_penalty), audio, done, box))
+            done.wait()
+            if "error" in box:
+                raise box["error"]
+            return box["segments"]
+        feats, mask = self._features(audio)
+        options = self._options(temperature, repetition_penalty, fallback)
+        if mask is not None:
+            options["attention_mask"] = mask
+        with self._lock, self.torch.inference_mode():
+            out = self.model.generate(feats, **options)
+        return self._segments(out, 0)
+
+    def _batcher(self) -> None:
+        """Take the waiting short clips (up to ``max_batch``, same settings) and decode
+        them in one generate call: how a serving engine fills the GPU."""
+        while True:
+            first = self._queue.get()
+            batch = [first]
+            while len(batch) < self.max_batch:
+                try:
+                    item = self._queue.get(timeout=0.005)
+                except queue.Empty:
+                    break
+                if item[0] == first[0]:
+                    batch.append(item)
+                else:
+                    self._queue.put(item)
+                    break
+            try:
+                feats = self.torch.cat([self._features(item[1])[0] for item in batch])
+                with self._lock, self.torch.inference_mode():
+                    out = self.model.generate(feats, **self._options(*first[0]))
+                for i, item in enumerate(batch):
+                    item[3]["segments"] = self._segments(out, i)
+            except Exception as exc:  # hand the failure to every waiting request
+                for item in batch:
+                    item[3]["error"] = exc
+            for item in batch:
+                item[2].set()
 
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
                repetition_penalty: float | None = None) -> str | None:
         if rate != 16000:
             return None
         parts, budget = [], max_new_tokens
+        seconds = samples.size / rate  # a clip is padded to 30 s: times past its end are clamped
         for start, end, text, tokens in self.segments(samples.astype(np.float32) / 32768.0, temperature,
                                                       repetition_penalty):
+            start, end = min(start, seconds), min(end, seconds)
             if tokens > budget:
                 parts.append(f"[{start:.2f}][S01]{text[:max(0, int(len(text) * budget / max(tokens, 1)))]}")
                 break
