@@ -45,7 +45,8 @@ def repair_vs_rerun(decoder) -> list[str]:
         start = time.perf_counter()
         result = degen.fix(saved, audio=AUDIO / "composite.wav", transcriber=server.url)
         repair = time.perf_counter() - start
-    return [f"composite (59.5 s): whole file again at 0.1 {rerun:.2f} s; degen fix {repair:.2f} s "
+    seconds = Audio.open(AUDIO / "composite.wav").duration
+    return [f"composite ({seconds:.1f} s): whole file again at 0.1 {rerun:.2f} s; degen fix {repair:.2f} s "
             f"({repair / rerun:.2f}x), {result.seconds_decoded:.1f} s of audio re-decoded, "
             f"loops left: {sum(f.is_loop for f in result.after.flagged)}"]
 
