@@ -201,7 +201,7 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path)
     journal.finish()
     _print_summary(result, out_path)
-    sys.exit(EXIT_FOUND if result.unresolved else EXIT_CLEAN)
+    sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
 
 
 def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal):

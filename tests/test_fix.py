@@ -191,3 +191,13 @@ def test_schedule_syntax():
     assert parse_schedule(format_schedule(steps)) == steps
     with pytest.raises(ConfigError):
         parse_schedule("hot")
+
+
+def test_untimed_loops_cannot_be_repaired_and_say_so(make_server, seed_audio, tmp_path):
+    server = make_server()
+    plain = tmp_path / "plain.txt"
+    plain.write_text("hello there\n" + "的" * 50 + "\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["fix", str(plain), "--audio", str(seed_audio), "--server", server.url,
+                                       "--out", str(tmp_path / "o.txt")])
+    assert result.exit_code == 1 and "cannot repair (no timing)" in result.output
+    assert server.stats.transcriptions == 0

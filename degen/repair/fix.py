@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from ..detect import DEFAULT, DetectConfig
 from ..errors import FormatError, ServerError, ServerRejected
 from ..model import Segment, Span, Transcript
 from ..report import Report
@@ -271,7 +270,7 @@ def _anchor_clip(run: _Run, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span 
     segments repaired just before it, or clean original neighbours. A side whose clean
     speech lies too far away (the clip would pass ``max_anchored_clip``) is left out.
     None when neither side helps."""
-    segs, limit = run.original.segments, run.policy.max_anchored_clip
+    limit = run.policy.max_anchored_clip
     first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
     if run.policy.anchor_seconds <= 0:
         return None

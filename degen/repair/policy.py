@@ -9,7 +9,7 @@ transcript never gets worse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..detect import DEFAULT, DetectConfig, analyze
 from ..detect.tokens import content
