@@ -26,6 +26,12 @@ def looks_like(text: str) -> bool:
     return OPENING.search(text) is not None
 
 
+# One split does it all: each opening, with the closing stamp (and spaces) of the segment
+# before it when there is one, so that no pass over the bodies is needed afterwards.
+_SPLIT = re.compile(r"(?:\[" + _NUM + r"\]((?:(?!\[)\s)*))?\[" + _NUM + r"\]\[(S[0-9]{2,})\]")
+_TAIL = re.compile(r"\[" + _NUM + r"\](\s*)\Z")
+
+
 def parse_columns(text: str, listed: list | None = None):
     """Split markup into columns (no object per segment); returns (Columns, a function
     building segment i, the text before the first opening).
@@ -33,12 +39,21 @@ def parse_columns(text: str, listed: list | None = None):
     ``listed`` are the response's ``segments`` items, kept in each segment's extra
     (in order) so that writing back loses none of their fields.
     """
-    parts = OPENING.split(text)  # [prefix, start, speaker, body, start, speaker, body, ...]
+    # [prefix, end?, sep?, start, speaker, body, end?, sep?, start, speaker, body, ...]:
+    # the end and sep in front of an opening close the segment before it.
+    parts = _SPLIT.split(text)
     if len(parts) == 1:
         raise FormatError("no MOSS segment found (expected '[start][S01]text[end]')",
                           hint="check that this is MOSS-Transcribe-Diarize output")
-    starts_raw, speakers, bodies = parts[1::3], parts[2::3], parts[3::3]
-    texts, ends_raw, seps = _closings(bodies)
+    prefix = parts[0] + (f"[{parts[1]}]{parts[2]}" if parts[1] is not None else "")
+    starts_raw, speakers, texts = parts[3::5], parts[4::5], parts[5::5]
+    ends_raw = [e or "" for e in parts[6::5]]
+    seps = [p or "" for p in parts[7::5]]
+    tail = _TAIL.search(texts[-1])
+    if tail:
+        texts[-1] = texts[-1][:tail.start()]
+    ends_raw.append(tail.group(1) if tail else "")
+    seps.append(tail.group(2) if tail else "")
     starts = np.fromiter(map(float, starts_raw), dtype=np.float64, count=len(starts_raw))
     closed = np.fromiter(map(bool, ends_raw), dtype=bool, count=len(ends_raw))
     ends = starts.copy()
@@ -55,29 +70,7 @@ def parse_columns(text: str, listed: list | None = None):
             extra["raw_end"], extra["sep"] = ends_raw[i], seps[i]
         return Segment(Span(float(starts[i]), float(ends[i])), speakers[i], texts[i], bool(closed[i]), extra)
 
-    return columns, build, parts[0]
-
-
-_BODY_END = "\x1e"
-# A body's closing stamp: a bracketed number (and spaces) right before the body's end.
-# (\x1e is whitespace to Python: the space class must exclude it.)
-_CLOSING = re.compile(r"\[([0-9]+(?:\.[0-9]+)?)\]((?:(?!\x1e)\s)*)\x1e|\x1e")
-_CLOSING_CUT = re.compile(r"\[[0-9]+(?:\.[0-9]+)?\](?:(?!\x1e)\s)*(?=\x1e)")
-
-
-def _closings(bodies: list[str]) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
-    """(texts, closing stamps or "", spaces after them) for each body, in three C-level
-    passes over all bodies joined, not a Python loop over them."""
-    if not bodies:
-        return [], (), ()
-    joined = _BODY_END.join(bodies) + _BODY_END
-    if joined.count(_BODY_END) != len(bodies):  # a body holds the marker itself: go slowly
-        found = [(_CLOSING.search(b + _BODY_END).groups(""), b) for b in bodies]
-        texts = [_CLOSING_CUT.sub("", b + _BODY_END)[:-1] for _, b in found]
-        return texts, tuple(g[0] for g, _ in found), tuple(g[1] for g, _ in found)
-    ends_raw, seps = zip(*_CLOSING.findall(joined))
-    texts = _CLOSING_CUT.sub("", joined).split(_BODY_END)[:-1]
-    return texts, ends_raw, seps
+    return columns, build, prefix
 
 
 def parse_segments(text: str, listed: list | None = None) -> tuple[list[Segment], str]:
