@@ -201,3 +201,10 @@ def test_untimed_loops_cannot_be_repaired_and_say_so(make_server, seed_audio, tm
                                        "--out", str(tmp_path / "o.txt")])
     assert result.exit_code == 1 and "cannot repair (no timing)" in result.output
     assert server.stats.transcriptions == 0
+
+
+def test_spans_are_spread_over_several_servers(make_server, seed_audio):
+    one, two = make_server(), make_server()
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=[one.url, two.url])
+    assert not result.after.degenerate
+    assert one.stats.transcriptions > 0 and two.stats.transcriptions > 0
