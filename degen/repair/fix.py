@@ -115,6 +115,7 @@ class _Run:
     suspect: frozenset[int] = frozenset()  # indices of every segment the plan replaces
     done: int = 0
     penalty_ignored: set = field(default_factory=set)  # ids of transcribers that drop the penalty
+    slots: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(8))  # requests in flight
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -127,7 +128,7 @@ def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcri
     plan = make_plan(transcript, findings, audio.duration, pad=pad, merge_gap=merge_gap, max_span=max_span)
     suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
     run = _Run(transcript, audio, transcribers, policy, journal or Journal(None, ""), progress, len(plan.spans),
-               suspect)
+               suspect, slots=threading.Semaphore(max(1, concurrency)))
     regions: dict[int, list[tuple[int, RepairSpan]]] = {}
     for i, rs in enumerate(plan.spans):
         regions.setdefault(rs.region, []).append((i, rs))
@@ -155,18 +156,29 @@ def _original_verdict(run: _Run, rs: RepairSpan) -> Verdict:
 
 def _repair_region(run: _Run, chunks: list[tuple[int, RepairSpan]]) -> list[tuple[int, Outcome]]:
     """The spans of one flagged stretch, in order: each maps its speakers through the
-    repaired segments of the one before."""
-    out, prior = [], ()
-    for index, rs in chunks:
-        outcome = _repair_span(run, rs, index, prior)
-        out.append((index, outcome))
-        prior = outcome.placed.segments if outcome.placed else ()
+    repaired segments of the one before. Their first requests do not depend on each
+    other, so they go out together; judging and later steps follow in order."""
+    first = run.policy.steps[0]
+    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
+        early = {index: pool.submit(_send, run, rs, _transcriber(run, index), first, 0, _clip(run, rs, first))
+                 for index, rs in chunks if len(chunks) > 1 and not run.journal.attempts(rs.key)}
+        out, prior = [], ()
+        for index, rs in chunks:
+            outcome = _repair_span(run, rs, index, prior, early.get(index))
+            out.append((index, outcome))
+            prior = outcome.placed.segments if outcome.placed else ()
     return out
 
 
-def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ...] = ()) -> Outcome:
-    transcriber = run.transcribers[index % len(run.transcribers)]
+def _transcriber(run: _Run, index: int) -> Transcriber:
+    return run.transcribers[index % len(run.transcribers)]
+
+
+def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ...] = (), early=None) -> Outcome:
+    transcriber = _transcriber(run, index)
     recorded = {e["attempt"]: e for e in run.journal.attempts(rs.key)}
+    if early is not None:  # the first step, sent ahead with the other spans of the stretch
+        recorded.setdefault(0, early.result())
     attempts: list[Attempt] = []
     best: tuple[Verdict, Placed, int] | None = None
     answers: dict[Step, str | None] = {}
@@ -174,7 +186,7 @@ def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ..
         step = _effective(run, transcriber, step)
         if step in answers:  # a penalty step on a server that ignores penalties: already tried
             continue
-        entry = recorded.get(i) or _send(run, rs, transcriber, step, i, _clip(run, rs, step, prior))
+        entry = recorded.get(i) or _send(run, rs, transcriber, step, i, _clip(run, rs, step))
         _notice_ignored_penalty(run, transcriber, step, entry.get("body"), answers)
         answers[step] = entry.get("body")
         attempt, placed = _evaluate(run, rs, step, entry, prior)
@@ -297,13 +309,13 @@ def _reach(run: _Run, index: int, step: int, edge, default: float) -> float:
     return reach
 
 
-def _clip(run: _Run, rs: RepairSpan, step: Step, prior: tuple[Segment, ...] = ()) -> Span:
+def _clip(run: _Run, rs: RepairSpan, step: Step) -> Span:
     """The audio to send: the padded span, plus the step's context before it; after a
-    span of the same stretch, reaching back into that span's (now clean) audio, which
-    anchors the speakers."""
+    span of the same stretch, reaching back into that span's audio (repaired by the time
+    the answer is judged), which anchors the speakers."""
     start = rs.span.start - step.context
-    if prior and run.policy.anchor_seconds > 0:
-        start = min(start, max(prior[0].span.start, rs.span.start - run.policy.anchor_seconds))
+    if rs.core.start > rs.limit.start and run.policy.anchor_seconds > 0:
+        start = min(start, max(rs.limit.start, rs.span.start - run.policy.anchor_seconds))
     return Span(max(0.0, start), rs.span.end)
 
 
@@ -315,7 +327,8 @@ def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index
     entry = {"span": rs.key, "attempt": index, "clip": [clip.start, clip.end], "max_new_tokens": tokens,
              "server": getattr(transcriber, "base_url", type(transcriber).__name__)}
     try:
-        response = transcriber.transcribe(request)
+        with run.slots:
+            response = transcriber.transcribe(request)
         entry.update(body=response.text, format=response.response_format, error=None)
     except ServerRejected:
         raise  # a wrong model, key or parameter: every span would fail the same way

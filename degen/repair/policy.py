@@ -87,7 +87,7 @@ class Policy:
             sent with this much clean speech on each side as anchors for the mapping
             (0 turns it off). Measured on the seed-like session (bench/fix_cost.py): 0 s
             re-decodes 1.0x the planned audio but puts a wrong existing label on 5
-            segments; 8 s costs 2.8x and leaves only fresh labels where no anchor
+            segments; 8 s costs 3.25x and leaves only fresh labels where no anchor
             spoke; 15 s costs 3.8x and gets all but one right.
         max_anchored_clip: the longest clip such a request may send.
         config: the detectors used to judge candidates.
