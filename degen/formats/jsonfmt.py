@@ -29,9 +29,6 @@ TIME_KEYS = (("start", "end", 1.0), ("start_ms", "end_ms", 0.001), ("startMs", "
              ("start_time", "end_time", 1.0), ("begin", "end", 1.0), ("from", "to", 1.0))
 SPEAKER_KEYS = ("speaker", "spk", "speaker_id", "speaker_label")
 TEXT_KEYS = ("text", "transcript", "sentence")
-# Fields that describe the old text and must not survive a change of it.
-DERIVED_KEYS = frozenset({"words", "tokens", "avg_logprob", "compression_ratio", "no_speech_prob",
-                          "temperature", "seek", "chars", "confidence"})
 _TAG = re.compile(r"^\[(S\d{2,})\]")
 _ID = re.compile(r"^(.*?)(\d+)$")
 
@@ -190,10 +187,9 @@ def _time_value(seconds: float, scale: float, old: Any):
 def _dump_item(seg: Segment, index: int, layout: dict, tag_text: bool) -> dict:
     old = seg.extra.get("json")
     start_key, end_key, scale = layout["time_keys"]
+    # A segment a repair made anew has no old item: it carries only the fields we can
+    # vouch for, never the old text's tokens, words or scores.
     item = dict(old) if old is not None else {}
-    if old is not None and seg.extra.get("edited"):
-        for key in DERIVED_KEYS & item.keys():
-            del item[key]
     if layout["id_style"]:
         item["id"] = _make_id(layout["id_style"], index)
     span = seg.span if seg.span is not None else Span(0.0, 0.0)
