@@ -231,7 +231,7 @@ def _notice_ignored_penalty(run: _Run, transcriber, step: Step, body, answers: d
 def _with_anchors(run, rs, transcriber, step, attempt, placed, recorded, i, prior, attempts):
     """The clean answer, or an anchored one that maps more speakers (both recorded)."""
     anchored = _anchored(run, rs, transcriber, step, placed, list(recorded.values()),
-                         len(run.policy.steps) + i, prior)
+                         len(run.policy.steps) + i, prior, attempt.clip)
     if anchored is None:
         return attempt, placed
     tried, better = anchored
@@ -258,7 +258,7 @@ def _fallback(run: _Run, rs: RepairSpan, attempts: list[Attempt], best) -> Outco
 
 
 def _anchored(run: _Run, rs: RepairSpan, transcriber, step: Step, placed: Placed, recorded, index: int,
-              prior: tuple[Segment, ...]):
+              prior: tuple[Segment, ...], sent: Span):
     """When the clean candidate holds speakers no clean segment vouches for, ask once
     more with clean neighbours on both sides in the clip. Returns None when no such
     request was made, else (its attempt, its placement when it is clean and maps more
@@ -266,8 +266,8 @@ def _anchored(run: _Run, rs: RepairSpan, transcriber, step: Step, placed: Placed
     if not placed.unmapped:
         return None
     clip = _anchor_clip(run, rs, prior)
-    if clip is None:
-        return None
+    if clip is None or (sent.start <= clip.start and clip.end <= sent.end):
+        return None  # no anchor beyond the audio already sent: the answer would not change
     entry = next((e for e in recorded if e["attempt"] == index), None) or _send(run, rs, transcriber, step, index, clip)
     attempt, better = _evaluate(run, rs, step, entry, prior)
     attempt = Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
