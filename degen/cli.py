@@ -145,7 +145,7 @@ def _default_out(path: Path) -> Path:
 @click.option("--pad", type=click.FloatRange(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
 @click.option("--max-span", type=click.FloatRange(1), default=30.0, show_default=True,
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
-@click.option("--anchor-seconds", type=click.FloatRange(0), default=8.0, show_default=True,
+@click.option("--anchor-seconds", type=click.FloatRange(0), default=15.0, show_default=True,
               help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")

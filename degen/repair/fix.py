@@ -299,12 +299,14 @@ def _anchor_clip(run: _Run, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span 
 
 
 def _reach(run: _Run, index: int, step: int, edge, default: float) -> float:
-    """How far clean segments from ``index`` outwards reach, up to ``anchor_seconds``."""
+    """How far clean segments from ``index`` outwards reach, up to ``anchor_seconds`` of
+    them. Clean speech beyond other flagged stretches is too far to be worth sending:
+    the walk stops at the first flagged segment (a later span of the same stretch maps
+    through this one instead)."""
     segs, vouched, reach = run.original.segments, 0.0, default
-    while 0 <= index < len(segs) and vouched < run.policy.anchor_seconds:
-        if index not in run.suspect:
-            vouched += segs[index].span.duration
-            reach = edge(segs[index])
+    while 0 <= index < len(segs) and vouched < run.policy.anchor_seconds and index not in run.suspect:
+        vouched += segs[index].span.duration
+        reach = edge(segs[index])
         index += step
     return reach
 

@@ -87,8 +87,8 @@ class Policy:
             sent with this much clean speech on each side as anchors for the mapping
             (0 turns it off). Measured on the seed-like session (bench/fix_cost.py): 0 s
             re-decodes 1.0x the planned audio but puts a wrong existing label on 5
-            segments; 8 s costs 3.25x and leaves only fresh labels where no anchor
-            spoke; 15 s costs 3.8x and gets all but one right.
+            segments; 8 s costs 2.3x and leaves 15 fresh labels where no anchor spoke;
+            15 s costs 2.6x (19.8% of a full re-run) and leaves 4.
         max_anchored_clip: the longest clip such a request may send.
         config: the detectors used to judge candidates.
     """
@@ -96,7 +96,7 @@ class Policy:
     steps: tuple[Step, ...] = ESCALATION
     tokens_per_second: float = 12.0
     min_new_tokens: int = 128
-    anchor_seconds: float = 8.0
+    anchor_seconds: float = 15.0
     max_anchored_clip: float = 120.0
     config: DetectConfig = DEFAULT
 
