@@ -65,7 +65,8 @@ def audio_duration_of(transcript: Transcript) -> float | None:
 
 
 def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None = None, *,
-         audio_duration: float | None = None, format: str | None = None, name: str | None = None) -> Report:
+         audio_duration: float | None = None, format: str | None = None, name: str | None = None,
+         gpu_mem: float | None = None) -> Report:
     """Detect loops and impossible timing in a transcript.
 
     Args:
@@ -75,6 +76,7 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
             from the response's ``duration`` when not given.
         format: skip format sniffing.
         name: how the report names the source.
+        gpu_mem: GiB of the server's GPU, for max_new_tokens numbers in the advice.
 
     Example:
         >>> degen.scan("[0.0][S01]no, no, no, no, no[2.0]").degenerate
@@ -87,7 +89,7 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     duration = audio_duration or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
     report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on)
-    return dataclasses.replace(report, advice=advise(report, transcript))
+    return dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
 
 
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,

@@ -90,19 +90,16 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
 
     Exits 0 when every file is clean, 1 when one is degenerate, 2 on unusable input.
     """
-    from . import read, scan as scan_one
-    from .advice import advise
+    from . import scan as scan_one
+    from .io import read_transcript
     config = config_from(options)
     paths = expand(files)
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
     worst = EXIT_CLEAN
     for path in paths:
-        transcript = read(Path(path) if path != "-" else path, fmt) if path != "-" else _stdin(fmt)
-        report = scan_one(transcript, config, audio_duration=audio_duration, name=path)
-        if gpu_mem:
-            import dataclasses
-            report = dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
+        transcript = read_transcript(path, fmt)  # "-" is stdin
+        report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
         if as_json:
             click.echo(report.to_json())
         else:
@@ -115,9 +112,6 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
     sys.exit(worst)
 
 
-def _stdin(fmt):
-    from .io import read_transcript
-    return read_transcript("-", fmt)
 
 
 def _default_out(path: Path) -> Path:

@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .whisper import to_markup
+
 DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
 
 
@@ -255,14 +257,6 @@ class TransformersWhisperDecoder:
                repetition_penalty: float | None = None) -> str | None:
         if rate != 16000:
             return None
-        parts, budget = [], max_new_tokens
-        seconds = samples.size / rate  # a clip is padded to 30 s: times past its end are clamped
-        for start, end, text, tokens in self.segments(samples.astype(np.float32) / 32768.0, temperature,
-                                                      repetition_penalty):
-            start, end = min(start, seconds), min(end, seconds)
-            if tokens > budget:
-                parts.append(f"[{start:.2f}][S01]{text[:max(0, int(len(text) * budget / max(tokens, 1)))]}")
-                break
-            budget -= tokens
-            parts.append(f"[{start:.2f}][S01]{text}[{end:.2f}]")
-        return "".join(parts)
+        found = self.segments(samples.astype(np.float32) / 32768.0, temperature, repetition_penalty)
+        # A clip is padded to 30 s: times past its end are clamped.
+        return to_markup(found, max_new_tokens, samples.size / rate)

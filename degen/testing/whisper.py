@@ -57,18 +57,22 @@ class WhisperDecoder:
         if rate != SAMPLE_RATE:
             return None  # the model takes 16 kHz; a real server would resample
         audio = samples.astype(np.float32) / 32768.0
-        return to_markup(self.segments(audio, temperature, repetition_penalty, max_new_tokens), max_new_tokens)
+        found = self.segments(audio, temperature, repetition_penalty, max_new_tokens)
+        return to_markup([(s.start, s.end, s.text.strip(), len(s.tokens)) for s in found], max_new_tokens,
+                         samples.size / rate)
 
 
-def to_markup(segments, max_new_tokens: int) -> str:
+def to_markup(segments, max_new_tokens: int, seconds: float | None = None) -> str:
+    """MOSS markup (speaker S01) from ``(start, end, text, token count)`` segments: output
+    past ``max_new_tokens`` is cut mid-segment and left unclosed, times past ``seconds``
+    (a clip padded to 30 s) are clamped."""
     parts, budget = [], max_new_tokens
-    for seg in segments:
-        text = seg.text.strip()
-        tokens = len(seg.tokens)
+    for start, end, text, tokens in segments:
+        if seconds is not None:
+            start, end = min(start, seconds), min(end, seconds)
         if tokens > budget:  # the cap: keep what fits, unclosed
-            keep = max(0, int(len(text) * budget / max(tokens, 1)))
-            parts.append(f"[{seg.start:.2f}][S01]{text[:keep]}")
+            parts.append(f"[{start:.2f}][S01]{text[:max(0, int(len(text) * budget / max(tokens, 1)))]}")
             break
         budget -= tokens
-        parts.append(f"[{seg.start:.2f}][S01]{text}[{seg.end:.2f}]")
+        parts.append(f"[{start:.2f}][S01]{text}[{end:.2f}]")
     return "".join(parts)
