@@ -1,0 +1,136 @@
+"""Speaker-labelled text, with or without a time stamp per turn:
+
+    SPEAKER_00: So the plan is ...          inline turns (``Name: text`` too; ``：`` as well)
+    [SPEAKER_01] Right.                     bracketed labels
+    Speaker 1  0:03                         a label line, then the turn's text (Otter.ai)
+    So the plan is ...
+    **[00:01:02] Alice:** We shipped it.    markdown meeting notes
+
+A free ``Name:`` counts only when at least two names each open two or more turns and are
+not prose words ("Note: ..." in a paragraph is not a speaker). Lines after a turn belong to
+it; lines before the first turn are kept and written back. Turns are timed when every one
+carries a stamp (a turn lasts until the next starts, see ``timecode.infer_ends``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import regex
+
+from ..errors import FormatError
+from ..model import Segment, Span, Transcript
+from . import lines
+from .timecode import CLOCK, clock_seconds, format_clock, infer_ends
+
+_GENERIC = r"(?:SPEAKER[_ ]?\d{1,3}|[Ss]peaker ?\d{1,3}|[Ss]pk_?\d{1,3})"
+_NAME = (r"(?:[\p{Lu}][\p{L}\p{M}\p{N}'.\-]*(?: [\p{Lu}][\p{L}\p{M}\p{N}'.\-]*){0,2}"
+         r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{1,6})")
+_LABEL = rf"(?P<label>{_GENERIC}|{_NAME})"
+_STAMP = rf"[\[(]?(?P<stamp>{CLOCK.replace('(', '(?:').replace('(?:?:', '(?:')})[\])]?"
+_LEAD = r"(?P<lead>\s*(?:[-*]\s+)?(?:\*\*)?)"
+_BRACKET = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?\[(?P<label>{_GENERIC}|{_NAME})\](?P<colon>:?\s?)(?P<text>.*)$")
+_INLINE = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?{_LABEL}(?P<colon>(?:\*\*)?\s*[:：](?:\*\*)?\s?)(?P<text>.*)$")
+_BLOCK = regex.compile(rf"^{_LEAD}{_LABEL}(?P<colon>(?:\*\*)?\s*[:：]?(?:\*\*)?)\s*(?:{_STAMP})?\s*$")
+_GENERIC_RE = regex.compile(_GENERIC)
+# Words that open prose lines with a colon; never speakers.
+_PROSE = frozenset("""note notes warning example summary agenda attendees date time location subject re
+    source update edit ps todo action actions decision decisions outcome question answer tip step
+    chapter section part title topic minutes next meeting""".split())
+_MAX_PREAMBLE = 10  # non-blank lines allowed before the first turn (a title, a date, attendees)
+
+
+def _classify(line: str):
+    """('turn', match) for a label with text, ('label', match) for a label line, or None."""
+    for kind, pattern in (("turn", _BRACKET), ("label", _BLOCK), ("turn", _INLINE)):
+        match = pattern.match(line)
+        if match and (kind != "label" or match.group("colon").strip() or match.group("stamp")
+                      or _GENERIC_RE.fullmatch(match.group("label"))):
+            return kind, match
+    return None
+
+
+def _accepted(found: list) -> set[str]:
+    """Labels that are speakers: generic ones, stamped ones, and free names that recur."""
+    counts = Counter(m.group("label") for _, _, m in found)
+    generic = {m.group("label") for _, _, m in found if _GENERIC_RE.fullmatch(m.group("label")) or m.group("stamp")}
+    free = {name for name, n in counts.items() if n >= 2 and name not in generic and name.casefold() not in _PROSE}
+    return generic | (free if len(free) >= 2 else set())
+
+
+def _turns(rows: list[str]):
+    """The turn lines (index, kind, match), or [] when the text is not speaker-labelled."""
+    found = [(i, *hit) for i, line in enumerate(rows) if (hit := _classify(line))]
+    names = _accepted(found)
+    turns = [t for t in found if t[2].group("label") in names]
+    generic = sum(1 for t in turns if _GENERIC_RE.fullmatch(t[2].group("label")) or t[2].group("stamp"))
+    if len(turns) < 2 or (generic < 2 and len(turns) < 3):
+        return []
+    preamble = sum(1 for line in rows[:turns[0][0]] if line.strip())
+    return turns if preamble <= _MAX_PREAMBLE else []
+
+
+def looks_like(text: str) -> bool:
+    return bool(_turns(text.splitlines()[:400]))
+
+
+def loads(text: str) -> Transcript:
+    rows, meta = lines.split(text)
+    turns = _turns(rows)
+    if not turns:
+        raise FormatError("no speaker turns found ('SPEAKER_00: text', '[Alice] text', 'Speaker 1' blocks)",
+                          hint="use --format text for unlabelled text")
+    bounds = [t[0] for t in turns] + [len(rows)]
+    segments = []
+    before = rows[:bounds[0]]
+    for (index, kind, match), stop in zip(turns, bounds[1:]):
+        body = rows[index + 1:stop]
+        tail = len(body)
+        while tail and not body[tail - 1].strip():
+            tail -= 1
+        text_lines = ([match.group("text")] if kind == "turn" else []) + body[:tail]
+        if kind == "label":
+            while text_lines and not text_lines[0].strip():  # blank lines after a label line
+                before, text_lines = before + [""], text_lines[1:]
+        stamp = match.group("stamp")
+        extra = {"before": before, "line": rows[index][:match.start("text")] if kind == "turn" else rows[index],
+                 "kind": kind, "label": match.group("label"), "stamp": stamp}
+        where = f"line {index + 1}"
+        start = clock_seconds(*regex.fullmatch(CLOCK, stamp).groups(), where) if stamp else None
+        segments.append((start, Segment(None, match.group("label"), "\n".join(text_lines), True, extra)))
+        before = body[tail:]
+    starts = [s for s, _ in segments]
+    timed = all(s is not None for s in starts)
+    if timed:
+        ends = infer_ends(starts)
+        segments = [(s, seg.with_(span=Span(s, e), extra={**seg.extra, "raw_start": s}))
+                    for (s, seg), e in zip(segments, ends)]
+    meta.update(trailer=before, template=segments[0][1].extra)
+    return Transcript(tuple(seg for _, seg in segments), "speaker_text", meta)
+
+
+def _head(seg: Segment, template: dict) -> str:
+    """The label line (or the part of a turn line before its text), rebuilt if speaker or time changed."""
+    extra = seg.extra if "line" in seg.extra else template
+    line, label, stamp = extra["line"], extra["label"], extra["stamp"]
+    start = seg.span.start if seg.span is not None else None
+    if extra is seg.extra and seg.speaker == label and (start is None or start == extra.get("raw_start")):
+        return line
+    if stamp and start is not None:
+        line = line.replace(stamp, format_clock(start, hours=stamp.count(":") == 2, digits=0), 1)
+    if seg.speaker and label in line:
+        line = line.replace(label, seg.speaker, 1)
+    return line
+
+
+def dumps(transcript: Transcript) -> str:
+    template = transcript.meta.get("template") or {"line": "SPEAKER_00: ", "label": "SPEAKER_00", "stamp": None,
+                                                  "kind": "turn"}
+
+    def render(seg: Segment) -> list[str]:
+        head = _head(seg, template)
+        kind = seg.extra.get("kind", template["kind"])
+        body = seg.text.split("\n")
+        return [head + body[0]] + body[1:] if kind == "turn" else [head] + body
+
+    return lines.emit(transcript.segments, transcript.meta, render)
