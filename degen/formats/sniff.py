@@ -86,12 +86,14 @@ def _sniff_text(head: str, extension: str) -> str:
     """The registry name of a text (not JSON) format; refuses unsupported structured text."""
     if _MARKUP.match(head) and ("</" in head or "/>" in head):
         raise refuse("XML/HTML (TTML, DFXP ...)", where="line 1")
-    if moss.OPENING.match(head) or (extension not in (".srt", ".vtt") and moss.looks_like(head[:4096])):
+    if moss.OPENING.match(head):
         return "moss"
     if subtitles.looks_like_vtt(head):
         return "vtt"
     if subtitles.looks_like_srt(head):
         return "srt"
+    if moss.looks_like(head[:4096]):  # after subtitles: a cue may quote markup
+        return "moss"
     if console.looks_like(head):
         return "whisper_console"
     if lrc.looks_like(head):

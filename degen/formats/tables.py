@@ -51,9 +51,17 @@ def delimiter_of(text: str) -> str | None:
     return None
 
 
+def _name(cell: str) -> str:
+    """``Start Time`` -> ``start_time``; ``start (ms)`` -> ``start_ms``; ``end (s)`` -> ``end``."""
+    name = cell.strip().strip('"').strip().lower()
+    name = re.sub(r"\s*\((?:s|sec|secs|seconds)\)$", "", name)
+    name = re.sub(r"\s*\((?:ms|msec|milliseconds)\)$", "_ms", name)
+    return re.sub(r"[\s-]+", "_", name)
+
+
 def columns_of(header: list[str]) -> dict[str, int] | None:
     """Column indexes of start, end, text (and speaker), or None when one is missing."""
-    names = [c.strip().strip('"').lower() for c in header]
+    names = [_name(c) for c in header]
     found = {}
     for role, keys in (("start", START), ("end", END), ("text", TEXT), ("speaker", SPEAKER)):
         found[role] = next((names.index(k) for k in keys if k in names), None)
@@ -66,8 +74,7 @@ def refusal(header: list[str]) -> FormatError:
 
 
 def _unit(header: list[str], cols: dict, rows: list[list[str]]) -> str:
-    name = header[cols["start"]].strip().strip('"').lower()
-    if name.endswith("ms"):
+    if _name(header[cols["start"]]).endswith("ms"):
         return "ms"
     cells = [r[cols["start"]].strip() for r in rows[:200]] + [r[cols["end"]].strip() for r in rows[:200]]
     if any(":" in c for c in cells):
