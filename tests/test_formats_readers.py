@@ -3,15 +3,18 @@ variant, sniffed by content (with no extension and with a misleading one), writt
 read, and every unsupported input refused with a one-line error naming the place."""
 
 import json
+import re
 import subprocess
 import sys
 
-import orjson
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from degen import formats
 from degen.errors import FormatError
-from degen.model import Span
+from degen.model import Segment, Span, Transcript
+
+from . import test_formats as base
 
 WHISPER_CPP = """\
 whisper_init_from_file_with_params_no_state: loading model from 'models/ggml-base.en.bin'
@@ -203,3 +206,260 @@ def test_samples_write_back_what_they_read(name, text, fmt, count):
     else:
         assert written == text
     assert formats.loads(written, fmt).segments == transcript.segments
+
+
+def test_console_logs_are_skipped_counted_and_kept():
+    t = formats.loads(WHISPER_CPP)
+    assert t.meta["skipped_lines"] == 10
+    assert t[0].span == Span(0.0, 8.0) and t[0].text.startswith("And so my fellow")
+    assert formats.loads(OPENAI_VERBOSE).meta["skipped_lines"] == 3
+    assert formats.loads(OPENAI_HOURS)[1].span == Span(3600.0, 3602.0)
+    assert formats.loads(FASTER_WHISPER)[1].span == Span(2.4, 5.12)
+
+
+def test_console_edit_keeps_logs_and_style():
+    t = formats.loads(OPENAI_VERBOSE)
+    edited = t.with_segments([t[0], t[1].with_(span=Span(4.72, 3725.5), text="shorter")])
+    out = formats.dumps(edited)
+    assert "Detected language: English" in out and "frames/s]" in out
+    assert "[00:04.720 --> 01:02:05.500]  shorter" in out  # hours only once they are due
+
+
+def test_lrc_repeats_tags_and_infers_ends():
+    t = formats.loads(LRC)
+    assert [(s.start, s.text) for s in t] == [
+        (12.0, "We go round and round"), (17.2, "Round and round again"), (25.0, "Until the record ends"),
+        (45.1, "Round and round again"), (50.3, "And round")]
+    assert t[1].end == 21.1  # the empty line ends it
+    assert t[0].end == 17.2 and t[-1].end == 90.0  # [length: 01:30]
+    assert "[ar:Some Band]" in formats.dumps(t.with_segments(t.segments[:2]))
+
+
+def test_manifest_is_independent_and_keeps_every_field():
+    t = formats.loads(NEMO_MANIFEST)
+    assert t.meta["independent"] is True and "independent" not in formats.loads(JSONL_SEGMENTS).meta
+    assert t[1].text == "on the mat mat mat" and t[1].span == Span(0.0, 1.7)  # pred_text is the output
+    fixed = t.with_segments([t[0], t[1].with_(text="on the mat"), t[2]])
+    rows = [json.loads(line) for line in formats.dumps(fixed).splitlines()]
+    assert rows[1] == {"audio_filepath": "/data/clips/0002.wav", "duration": 1.7, "text": "on the mat",
+                       "pred_text": "on the mat"}
+    assert "ünïcödé" in formats.dumps(t)  # not escaped: the file had it raw
+
+
+def test_jsonl_segments_keep_unknown_fields_and_speakers():
+    t = formats.loads(JSONL_SEGMENTS)
+    assert [s.speaker for s in t] == ["SPEAKER_00", "SPEAKER_01"]
+    assert json.loads(formats.dumps(t).splitlines()[1])["avg_logprob"] == -0.3
+
+
+def test_speaker_blocks_are_timed_and_turns_keep_continuations():
+    t = formats.loads(SPEAKER_BLOCKS)
+    assert [(s.speaker, s.span.start) for s in t] == [("Speaker 1", 3.0), ("Speaker 2", 11.0), ("Speaker 1", 20.0)]
+    assert t[0].text == "So tell me how it started.\nWe had no idea at first."
+    assert not formats.loads(SPEAKER_INLINE).timed
+    bold = formats.loads(NOTES_BOLD)
+    assert [(s.speaker, s.span) for s in bold][:2] == [("Alice", Span(62.0, 70.0)), ("Bob", Span(70.0, 81.0))]
+
+
+def test_edited_speaker_turn_rebuilds_its_label():
+    t = formats.loads(NOTES_BOLD)
+    out = formats.dumps(t.with_segments([t[0].with_(span=Span(65.0, 70.0), speaker="Carol", text="Changed.")]))
+    assert out.splitlines()[2] == "**[00:01:05] Carol:** Changed."
+
+
+def test_meeting_notes_sections():
+    t = formats.loads(NOTES_HEADERS)
+    assert [s.span.start for s in t] == [40.0, 312.0, 580.0]
+    assert t[0].text == "Alice: The numbers are in.\nBob: Good."
+
+
+@pytest.mark.parametrize("text", [
+    "Note: the recording starts late.\nThe speaker then introduces the topic.\nNote: audio drops at 3:10.\n",
+    "Summary: good meeting.\nAction items: none.\nSummary: again.\nAction items: still none.\n",
+    "[Music]\n[Music]\n[Applause] thank you\n",
+    "Alice: hi\nBob: hello\n",  # two turns by free names: not enough to call them speakers
+])
+def test_prose_with_colons_is_plain_text(text):
+    assert formats.sniff(text) == "text"
+    assert formats.loads(text).text.replace("\n", "") in text.replace("\n", "")
+
+
+@pytest.mark.parametrize("text, fmt", [
+    ("[00:00:30.000 --> 00:00:32.000]   Hello.\n", "whisper_console"),
+    ("[12] is a number in brackets, not JSON\n", "text"),
+    ("[inaudible] and then she left\n", "text"),
+    ("[S01] tagged plain text\n[S02] more\n", "text"),
+    ("[SPEAKER_01] only one turn\nand prose\n", "text"),
+])
+def test_text_starting_with_a_bracket_is_never_json(text, fmt):
+    assert formats.loads(text).format == fmt
+
+
+def test_broken_json_still_says_json():
+    with pytest.raises(FormatError, match="invalid JSON"):
+        formats.loads('[{"start": 0.0, "end": 1')
+    with pytest.raises(FormatError, match="line 2.*invalid JSON line"):
+        formats.loads('{"start": 0, "end": 1, "text": "a"}\n{"start": 1, "end": 2, "text": \n{"a": 1}\n')
+
+
+# ---- refusals: never plain text, never a traceback ----------------------------------
+
+TTML = ('<?xml version="1.0" encoding="UTF-8"?>\n<tt xmlns="http://www.w3.org/ns/ttml"><body><div>'
+        '<p begin="00:00:01.000" end="00:00:02.000">Hello</p></div></body></tt>\n')
+DEEP = '{"text": "hi", "x": ' + "[" * 300 + "]" * 300 + "}"
+
+
+@pytest.mark.parametrize("text, where, says", [
+    (TTML, "line 1", "XML/HTML"),
+    ("<!DOCTYPE html>\n<html><body><p>[00:01] hi</p></body></html>\n", "line 1", "XML/HTML"),
+    ("id,name,score\n1,alpha,0.5\n2,beta,0.7\n", "line 1", "no start, end and text"),
+    ("1\n00:00:01,000 -> 00:00:02,000\nHello\n", "line 2", "bad timecode"),
+    ("1\n00:00:01,000 --> 00:00:02,000\nHello\n\n2\n00:00:03,000 -->\nWorld\n", "line 6", "bad timecode"),
+    ("1\n" + "9" * 309 + ":00:01,000 --> 00:00:02,000\nHello\n", "line 2", "hours out of range"),
+    ("[00:00:01.000 --> 00:00:02.000]  ok\n[00:00:03.000 --> ]  broken\n", "line 2", "bad cue stamp"),
+    (DEEP, None, "cannot be written back"),
+    ('{"start": 0, "end": 1, "text": "a"}\n{"start": 1, "end": 2, "text": "b", "x": ' + "[" * 300 + "]" * 300
+     + "}\n", "line 2", "cannot be written back"),
+    ('[{"start": 0, "end": 1e308, "text": "a"}]', "segment 0", "out of range"),
+    ("start\tend\ttext\n0\t1000\tfine\n1000\tlater\toops\n", "line 3", "not a number"),
+])
+def test_unsupported_or_broken_text_is_a_one_line_error(text, where, says):
+    with pytest.raises(FormatError) as err:
+        formats.loads(text)
+    message = str(err.value)
+    assert says in message and "\n" not in message
+    if where:
+        assert where in message
+    if "supported" in says or says in ("XML/HTML", "no start, end and text"):
+        assert "supported formats: moss" in message and "whisper_console" in message
+
+
+@pytest.mark.parametrize("data, says", [
+    ("Hello world, this is a transcript.\n".encode("utf-16-le"), "UTF-16 text without a byte-order mark"),
+    ("Hello world, this is a transcript.\n".encode("utf-16-be"), "UTF-16 text without a byte-order mark"),
+    ("Hello world.\n".encode("utf-32-le"), "UTF-32 text without a byte-order mark"),
+    (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n", "PDF document"),
+    (b"PK\x03\x04\x14\x00\x06\x00word/document.xml", "ZIP archive (DOCX"),
+    (bytes(range(256)) * 8, "Binary data"),
+    (b"\x01\x02\x03\x04\x05\x06\x07\x08abc" * 50, "Binary data"),
+])
+def test_binary_and_bomless_utf16_are_refused(data, says):
+    with pytest.raises(FormatError, match=re.escape(says)) as err:
+        formats.loads(formats.decode(data))
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_utf16_and_utf32_with_a_bom_are_read(codec):
+    srt = "1\n00:00:01,000 --> 00:00:02,000\nこんにちは\n"
+    data = ("\ufeff" + srt).encode(codec) if codec != "utf-16" else srt.encode(codec)
+    t = formats.loads(formats.decode(data))
+    assert t.format == "srt" and t[0].text == "こんにちは"
+
+
+# ---- round trips ------------------------------------------------------------------
+
+GENERIC_SPEAKER = st.sampled_from(["SPEAKER_00", "SPEAKER_01", "Speaker 2"])
+
+
+def _roundtrip(transcript: Transcript) -> Transcript:
+    return formats.loads(formats.dumps(transcript), transcript.format)
+
+
+@settings(max_examples=50, deadline=None)
+@given(base.timed_segments(decimals=3, speakers=st.none()))
+def test_console_and_tsv_roundtrip(segs):
+    for fmt in ("whisper_console", "tsv", "jsonl"):
+        t = Transcript(tuple(segs), fmt, {})
+        assert _roundtrip(t).segments == t.segments, fmt
+
+
+@settings(max_examples=50, deadline=None)
+@given(base.timed_segments(decimals=3, speakers=st.one_of(st.none(), GENERIC_SPEAKER)))
+def test_csv_and_jsonl_roundtrip(segs):
+    for fmt in ("csv", "jsonl"):
+        t = Transcript(tuple(segs), fmt, {})
+        assert _roundtrip(t).segments == t.segments, fmt
+
+
+@settings(max_examples=50, deadline=None)
+@given(base.timed_segments(decimals=2, speakers=st.none()))
+def test_lrc_roundtrip(segs):
+    t = Transcript(tuple(segs), "lrc", {})
+    assert _roundtrip(t).segments == t.segments
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(GENERIC_SPEAKER, base.SAFE_TEXT), min_size=1, max_size=8))
+def test_speaker_text_roundtrip(rows):
+    t = Transcript(tuple(Segment(None, spk, text) for spk, text in rows), "speaker_text", {})
+    assert _roundtrip(t).segments == t.segments
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 100_000), base.SAFE_TEXT), min_size=1, max_size=8))
+def test_manifest_roundtrip(rows):
+    t = Transcript(tuple(Segment(Span(0.0, ms / 1000), None, text) for ms, text in rows), "manifest", {})
+    back = _roundtrip(t)
+    assert back.segments == t.segments and back.meta["independent"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(base.timed_segments(decimals=3, speakers=st.none()))
+def test_edited_samples_read_back_as_written(segs):
+    """A repair's segments written into a file that had logs, tags or extra columns."""
+    for text in (WHISPER_CPP, CSV_SECONDS, JSONL_SEGMENTS):
+        original = formats.loads(text)
+        moved = [s.with_(span=Span(round(s.start + 100, 3), round(s.end + 100, 3))) for s in segs]
+        edited = original.with_segments(list(original.segments[:1]) + moved)
+        back = formats.loads(formats.dumps(edited), original.format)
+        assert [(s.span, s.text) for s in back] == [(s.span, s.text) for s in edited], original.format
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="[]0123456789:.,->\n SPEAKER_:{}\"\tstart,end,text", max_size=120))
+def test_bracket_soup_raises_only_format_errors(text):
+    try:
+        t = formats.loads(text)
+        formats.loads(formats.dumps(t), t.format)
+    except FormatError:
+        pass
+
+
+# ---- the command line ---------------------------------------------------------------
+
+def _degen(*args):
+    return subprocess.run([sys.executable, "-m", "degen", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_scans_every_sample_without_a_json_error(tmp_path):
+    paths = []
+    for name, text, _, _ in SAMPLES:
+        path = tmp_path / f"{name}.json"  # a misleading extension for all of them
+        path.write_text(text, encoding="utf-8")
+        paths.append(str(path))
+    run = _degen("scan", "--json", *paths)
+    assert run.returncode in (0, 1), run.stderr
+    reports = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [r["format"] for r in reports] == [fmt for _, _, fmt, _ in SAMPLES]
+
+
+@pytest.mark.parametrize("data, name", [
+    (TTML.encode(), "captions.ttml"),
+    ("Hello there, a transcript.\n".encode("utf-16-le"), "notes.txt"),
+    ("1\n00:00:01,000 -> 00:00:02,000\nHello\n".encode(), "broken.srt"),
+    (DEEP.encode(), "deep.json"),
+])
+def test_cli_refusals_exit_2_with_one_line(tmp_path, data, name):
+    path = tmp_path / name
+    path.write_bytes(data)
+    run = _degen("scan", str(path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert name in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("alias, fmt", [("whisper_cpp", "whisper_console"), ("lrc", "lrc"), ("jsonl", "jsonl"),
+                                         ("manifest", "manifest"), ("tsv", "tsv"), ("csv", "csv")])
+def test_format_aliases(alias, fmt):
+    assert formats.resolve(alias) == fmt
+    assert formats.resolve(alias.upper()) == fmt

@@ -84,7 +84,7 @@ def dumps(transcript: Transcript) -> str:
     style = transcript.meta.get("style") or {"kind": "clock", "hours": True, "digits": 3, "sep": ".", "arrow": "-->"}
 
     def render(seg: Segment) -> str:
-        span = seg.span or Span(0.0, 0.0)
+        span = seg.span if seg.span is not None else Span(0.0, 0.0)
         if seg.extra.get("raw_span") == span:
             stamp = seg.extra["stamp"]
         else:

@@ -40,19 +40,15 @@ def _objects(text: str):
 
 
 def looks_like(text: str) -> bool:
-    """True when the first two non-blank lines are each a JSON object on its own."""
-    found = 0
-    for line in text.splitlines()[:50]:
-        if line.strip():
-            try:
-                if not isinstance(jsonfmt.parse_json(line), dict):
-                    return False
-            except FormatError:
-                return False
-            found += 1
-            if found == 2:
-                return True
-    return False
+    """True when the first non-blank line is a JSON object on its own and more lines follow
+    (a bad later line is then named by the reader, not reported as trailing content)."""
+    rows = [line for line in text.splitlines()[:50] if line.strip()]
+    if len(rows) < 2:
+        return False
+    try:
+        return isinstance(jsonfmt.parse_json(rows[0]), dict)
+    except FormatError:
+        return False
 
 
 def shape_of(item: dict) -> str:

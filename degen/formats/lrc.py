@@ -18,7 +18,7 @@ import re
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
 from . import lines
-from .timecode import check_seconds, clock_seconds, format_clock, infer_ends
+from .timecode import clock_seconds, format_clock, infer_ends
 
 # [mm:ss.xx] only: the rare [mm:ss:xx] would read [00:01:02] Alice: (a stamped speaker turn).
 _TIME = re.compile(r"\[(\d{1,3}):(\d{1,2})(?:\.(\d{1,3}))?\]")
@@ -54,11 +54,7 @@ def loads(text: str) -> Transcript:
             others.append(line)
             continue
         for stamp in _TIME.finditer(timed.group(1)):
-            minutes, seconds, fraction = stamp.groups()
-            if int(seconds) > 59:
-                raise FormatError(f"seconds out of range in {stamp.group(0)!r}", where=f"line {number}", field="time")
-            time = check_seconds(int(minutes) * 60 + int(seconds) + int((fraction or "0").ljust(3, "0")) / 1000,
-                                 f"line {number}")
+            time = clock_seconds(None, *stamp.groups(), f"line {number}")
             events.append((time, len(events), timed.group(2), number))
     if not events:
         raise FormatError("no '[mm:ss.xx]text' line found", hint="is this an LRC file?")
@@ -84,9 +80,9 @@ def dumps(transcript: Transcript) -> str:
         return meta["source"]
     out = list(meta.get("tags", ()))
     for seg, following in zip(segs, list(segs[1:]) + [None]):
-        span = seg.span or Span(0.0, 0.0)
+        span = seg.span if seg.span is not None else Span(0.0, 0.0)
         out.append(_stamp(span.start) + seg.text.replace("\n", " "))
-        next_start = following.span.start if following is not None and following.span else None
+        next_start = following.span.start if following is not None and following.span is not None else None
         if next_start is None or abs(span.end - next_start) >= 0.005:
             out.append(_stamp(span.end))  # an empty line says where this one ended
     return lines.join(out, meta)

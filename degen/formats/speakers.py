@@ -58,13 +58,14 @@ def _accepted(found: list) -> set[str]:
     return generic | (free if len(free) >= 2 else set())
 
 
-def _turns(rows: list[str]):
-    """The turn lines (index, kind, match), or [] when the text is not speaker-labelled."""
+def _turns(rows: list[str], least: int = 2):
+    """The turn lines (index, kind, match), or [] when the text is not speaker-labelled.
+    Sniffing wants ``least`` = 2 turns (3 by free names); a file said to be speaker text, 1."""
     found = [(i, *hit) for i, line in enumerate(rows) if (hit := _classify(line))]
     names = _accepted(found)
     turns = [t for t in found if t[2].group("label") in names]
     generic = sum(1 for t in turns if _GENERIC_RE.fullmatch(t[2].group("label")) or t[2].group("stamp"))
-    if len(turns) < 2 or (generic < 2 and len(turns) < 3):
+    if len(turns) < least or (generic < least and len(turns) < least + 1):
         return []
     preamble = sum(1 for line in rows[:turns[0][0]] if line.strip())
     return turns if preamble <= _MAX_PREAMBLE else []
@@ -76,7 +77,7 @@ def looks_like(text: str) -> bool:
 
 def loads(text: str) -> Transcript:
     rows, meta = lines.split(text)
-    turns = _turns(rows)
+    turns = _turns(rows, least=1)
     if not turns:
         raise FormatError("no speaker turns found ('SPEAKER_00: text', '[Alice] text', 'Speaker 1' blocks)",
                           hint="use --format text for unlabelled text")

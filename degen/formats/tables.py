@@ -8,8 +8,9 @@
 
     speaker,start,end,text,confidence       (any order; extra columns kept)
 
-Times are milliseconds when the column says so (``start_ms``) or when every time is an
-integer and the median segment would otherwise last 100 s or more; seconds otherwise;
+Times are milliseconds when the column says so (``start_ms``), when every time in a TSV is
+an integer (whisper's), or when every time in a CSV is an integer and the median segment
+would otherwise last 100 s or more; seconds otherwise;
 ``hh:mm:ss.mmm`` cells are read as clock times. A table whose header names no start, end and
 text columns is refused (never read as plain text).
 """
@@ -73,13 +74,15 @@ def refusal(header: list[str]) -> FormatError:
                        where="line 1", hint="name the columns start, end and text (speaker optional)")
 
 
-def _unit(header: list[str], cols: dict, rows: list[list[str]]) -> str:
+def _unit(header: list[str], cols: dict, rows: list[list[str]], delimiter: str) -> str:
     if _name(header[cols["start"]]).endswith("ms"):
         return "ms"
     cells = [r[cols["start"]].strip() for r in rows[:200]] + [r[cols["end"]].strip() for r in rows[:200]]
     if any(":" in c for c in cells):
         return "clock"
     if cells and all(re.fullmatch(r"-?\d+", c) for c in cells):
+        if delimiter == "\t":
+            return "ms"  # whisper's TSV
         durations = sorted(int(r[cols["end"]]) - int(r[cols["start"]]) for r in rows[:200])
         if durations[len(durations) // 2] >= _MS_MEDIAN:
             return "ms"
@@ -112,7 +115,7 @@ def _load(text: str, name: str) -> Transcript:
         if len(cells) != len(header):
             raise FormatError(f"{len(cells)} cells where the header has {len(header)}", where=f"line {n}",
                               hint="quote cells that hold the delimiter")
-    unit = _unit(header, cols, [c for _, c in table])
+    unit = _unit(header, cols, [c for _, c in table], delimiter)
     segments = []
     for n, cells in table:
         where = f"line {n}"
@@ -145,7 +148,7 @@ def _time_cell(seconds: float, unit: str) -> str:
 def _row(seg: Segment, meta: dict) -> list[str]:
     cols, unit = meta["columns"], meta["unit"]
     row = list(seg.extra.get("row") or [""] * meta["width"])
-    span = seg.span or Span(0.0, 0.0)
+    span = seg.span if seg.span is not None else Span(0.0, 0.0)
     if seg.extra.get("raw_span") != span:
         row[cols["start"]], row[cols["end"]] = _time_cell(span.start, unit), _time_cell(span.end, unit)
     row[cols["text"]] = seg.text.replace("\n", " ")
@@ -157,9 +160,12 @@ def _row(seg: Segment, meta: dict) -> list[str]:
 def dumps(transcript: Transcript) -> str:
     meta = dict(transcript.meta)
     if "columns" not in meta:  # written fresh from another format
-        meta.update(header=["start\tend\ttext" if transcript.format == "tsv" else "start,end,text"],
-                    delimiter="\t" if transcript.format == "tsv" else ",",
-                    columns={"start": 0, "end": 1, "text": 2, "speaker": None}, width=3, unit="ms", quote_text=False)
+        tsv = transcript.format == "tsv"
+        spoken = not tsv and any(s.speaker is not None for s in transcript.segments)
+        meta.update(header=["start\tend\ttext" if tsv else "start,end,text" + (",speaker" if spoken else "")],
+                    delimiter="\t" if tsv else ",", columns={"start": 0, "end": 1, "text": 2,
+                                                              "speaker": 3 if spoken else None},
+                    width=4 if spoken else 3, unit="ms" if tsv else "s", quote_text=False)
     delimiter = meta["delimiter"]
 
     def render(seg: Segment) -> str:
