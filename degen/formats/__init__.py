@@ -3,7 +3,7 @@ with sniffing by content (the file extension only breaks ties; see ``sniff``).
 
 =================  ==============================================================
 moss               MOSS-Transcribe-Diarize markup ``[start][S01]text[end]``
-sglang_json ...    SGLang-Omni / OpenAI JSON responses and segment lists (jsonfmt)
+sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists (jsonfmt)
 srt, vtt           subtitles
 whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
 lrc                LRC lyrics
@@ -52,6 +52,10 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
            "OpenAI/Whisper verbose_json, WhisperX, any object with a 'segments' list"),
     Format("segments_list", _json_as("segments_list"), jsonfmt.dumps, "a bare list of segments (MOSS segments.json)"),
     Format("text_json", _json_as("text_json"), jsonfmt.dumps, "OpenAI response_format=json with plain text"),
+    Format("hf_chunks", _json_as("hf_chunks"), jsonfmt.dumps,
+           "Hugging Face ASR pipeline output: 'chunks' with 'timestamp' pairs (JSON or a printed dict)"),
+    Format("turns_json", _json_as("turns_json"), jsonfmt.dumps,
+           "an object with one list of turns under any key ({'speaker', 'content'} ...)"),
     Format("srt", subtitles.loads_srt, subtitles.dumps_srt, "SubRip subtitles"),
     Format("vtt", subtitles.loads_vtt, subtitles.dumps_vtt, "WebVTT subtitles"),
     Format("whisper_console", console.loads, console.dumps,
@@ -71,7 +75,8 @@ ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt
            "whisper_cpp": "whisper_console", "whisper.cpp": "whisper_console", "whisper": "whisper_console",
            "console": "whisper_console", "log": "whisper_console", "lyrics": "lrc", "jsonlines": "jsonl",
            "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
-           "md": "meeting_notes", "notes": "meeting_notes"}
+           "md": "meeting_notes", "notes": "meeting_notes",
+           "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks"}
 
 decode = _sniff.decode
 

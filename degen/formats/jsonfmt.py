@@ -7,6 +7,10 @@ Shapes, each a registry name:
                     verbose_json, WhisperX, any object with a segment list
     segments_list   [{"start", "end", "speaker", "text"}, ...]  MOSS segments.json and kin
     text_json       {"text": "plain text"}                           (OpenAI json)
+    hf_chunks, turns_json   see ``jsonturns``
+
+A printed Python dict (``pprint`` of a pipeline's output, with tuples and quotes) is read
+too, and written back the same way.
 
 Every segment dict is kept whole in ``Segment.extra["json"]`` and every top-level key in
 ``Transcript.meta["doc"]``, so writing back loses nothing; segments that a repair made
@@ -58,6 +62,10 @@ def shape_of(doc: Any) -> str:
     if not isinstance(doc, dict):
         raise FormatError(f"unknown JSON shape: a top-level {type(doc).__name__}",
                           hint="expected an object with 'text' or 'segments', or a list of segments")
+    from . import jsonturns
+    other = jsonturns.shape(doc)
+    if other:
+        return other
     text = doc.get("text")
     if "segments" in doc:
         if isinstance(text, str) and moss.looks_like(text):
@@ -166,9 +174,16 @@ def _read_text_json(doc: dict) -> Transcript:
     return Transcript(segments, "text_json", {"doc": doc})
 
 
+def _read_other(doc: dict) -> Transcript:
+    from . import jsonturns
+    if jsonturns.shape(doc) == "hf_chunks":
+        return jsonturns.read_hf_chunks(doc, number)
+    return jsonturns.read_turns(doc, segment)
+
+
 _READERS = {"segments_list": _read_segments_list, "segments_json": _read_segments_json,
             "sglang_verbose": _read_sglang_verbose, "sglang_json": _read_sglang_json,
-            "text_json": _read_text_json}
+            "text_json": _read_text_json, "hf_chunks": _read_other, "turns_json": _read_other}
 
 
 def layout(items: list) -> dict:
@@ -224,16 +239,35 @@ def _number_or_none(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
 
 
-def _dump_doc(doc: Any) -> str:
+def _dump_doc(doc: Any, meta: dict | None = None) -> str:
+    if (meta or {}).get("python"):  # read from a printed Python dict: write one back
+        import pprint
+        return pprint.pformat(doc, sort_dicts=False) + "\n"
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def from_python(text: str) -> Transcript | None:
+    """A printed Python dict or list (``pprint`` of a pipeline's output), or None."""
+    from . import jsonturns
+    found = jsonturns.python_literal(text)
+    if found is None:
+        return None
+    transcript = from_doc(found[0])
+    transcript.meta["python"] = True
+    if found[1]:  # a paste cut short: what it holds is read, the writer closes it
+        transcript.meta["completed"] = found[1]
+    return transcript
 
 
 def dumps(transcript: Transcript) -> str:
     fmt, meta = transcript.format, transcript.meta
     segs = transcript.segments
+    if fmt in ("hf_chunks", "turns_json"):
+        from . import jsonturns
+        return _dump_doc(jsonturns.dump_doc(transcript, dump_item), meta)
     if fmt == "segments_list":
         shape = meta.get("layout") or layout([])
-        return _dump_doc([dump_item(s, i, shape, False) for i, s in enumerate(segs)])
+        return _dump_doc([dump_item(s, i, shape, False) for i, s in enumerate(segs)], meta)
     doc = dict(meta.get("doc") or {})
     if fmt in ("sglang_json", "sglang_verbose"):
         doc["text"] = meta.get("prefix", "") + moss.dumps_segments(segs)
@@ -251,4 +285,4 @@ def dumps(transcript: Transcript) -> str:
             doc["text"] = " ".join(s.text.strip() for s in segs)
     elif fmt == "text_json":
         doc["text"] = " ".join(s.text for s in segs)
-    return _dump_doc(doc)
+    return _dump_doc(doc, meta)

@@ -26,6 +26,7 @@ _SAMPLE = 4096
 _MAX_CONTROL_SHARE = 0.05
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _MARKUP = re.compile(r"\A<(?:\?xml|!DOCTYPE|!--|[A-Za-z][\w:.-]*(?:\s[^>]*)?/?>)", re.I)
+_PYTHONISH = re.compile(r"\A[\[{]\s*[\[{(]?\s*'")  # {'chunks': ... printed by Python
 _JSONISH = re.compile(r"\A\[\s*(?:[{\[\"\]]|$)")
 
 
@@ -127,6 +128,9 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
             error = exc
         if jsonl.looks_like(head):
             return registry[jsonl.sniff(text)].loads(text)
+        printed = jsonfmt.from_python(text) if _PYTHONISH.match(head) else None
+        if printed is not None:
+            return printed
         if head[0] == "{" or _JSONISH.match(head):
             raise error
     return registry[_sniff_text(head[:65536], extension)].loads(text)
@@ -143,6 +147,9 @@ def sniff(text: str, extension: str = "") -> str:
         except FormatError as exc:
             if jsonl.looks_like(head):
                 return jsonl.sniff(text)
+            printed = jsonfmt.from_python(text) if _PYTHONISH.match(head) else None
+            if printed is not None:
+                return printed.format
             if head[0] == "{" or _JSONISH.match(head):
                 raise exc
         else:

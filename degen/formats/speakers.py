@@ -28,7 +28,7 @@ _NAME = (r"(?:[\p{Lu}][\p{L}\p{M}\p{N}'.\-]*(?: [\p{Lu}][\p{L}\p{M}\p{N}'.\-]*){
          r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]{1,6})")
 _LABEL = rf"(?P<label>{_GENERIC}|{_NAME})"
 _STAMP = rf"[\[(]?(?P<stamp>{CLOCK.replace('(', '(?:').replace('(?:?:', '(?:')})[\])]?"
-_LEAD = r"(?P<lead>\s*(?:[-*]\s+)?(?:\*\*)?)"
+_LEAD = r"(?P<lead>\s*(?:>\s*)?(?:[-*]\s+)?\"?(?:\*\*)?)"  # quote, bullet, a pasted quote mark, bold
 _BRACKET = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?\[(?P<label>{_GENERIC}|{_NAME})\](?P<colon>:?\s?)(?P<text>.*)$")
 _INLINE = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?{_LABEL}(?P<colon>(?:\*\*)?\s*[:：](?:\*\*)?\s?)(?P<text>.*)$")
 _BLOCK = regex.compile(rf"^{_LEAD}{_LABEL}(?P<colon>(?:\*\*)?\s*[:：]?(?:\*\*)?)\s*(?:{_STAMP})?\s*$")
