@@ -6,10 +6,12 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import degen
 from degen import formats
 from degen.errors import FormatError
 from degen.model import Segment, Span, Transcript
@@ -161,6 +163,37 @@ CSV_SECONDS = ("speaker,start,end,text,confidence\n"
 
 CSV_CLOCK = "Start Time;End Time;Text\n00:00:01.000;00:00:02.500;Hallo zusammen\n00:00:02.500;00:00:04.000;Tschüss\n"
 
+WHISPERX_ARROW = """\
+[00:03:06,732 → 00:03:10,671] But if you're constantly fighting against those forces, it's hard.
+[00:03:10,651 → 00:03:10,813] you.
+"""
+
+BARE_STAMPS = """\
+80.40->84.40    もうこのすればの方をつけるために
+[2022-09-23 23:29:33,283] transcriber._deal_timestamp DEBUG -> Length of buffer: 0
+84.40->88.40    もうこのすればの方をつけるために
+"""
+
+BARE_CLOCK = "00:00:00->00:00:29：请不吝点赞 订阅 转发\n00:00:29->00:00:59：请不吝点赞 订阅 转发\n"
+
+QUOTED_TURNS = "> Speaker 1: 请不 不吝点 点赞\n> \n> Speaker 0: 转发 发 打赏\n"
+
+HF_CHUNKS = json.dumps({"text": " Je m'appelle Claude. Je te coupe.", "chunks": [
+    {"timestamp": [0.0, 2.0], "text": " Je m'appelle Claude."},
+    {"timestamp": [2.0, None], "text": " Je te coupe."}]}, indent=1) + "\n"
+
+HF_PRINTED = """\
+{'chunks': [{'text': " Je m'appelle Claude.", 'timestamp': (0.0, 2.0)},
+            {'text': ' Je te coupe, Plow.', 'timestamp': (2.0, 4.0)},
+            {'text': " Let's just try it again.", 'timestamp': (8.0, 10.0)},
+"""
+
+AMI_TURNS = json.dumps({"meeting_transcripts": [
+    {"speaker": "Project Manager", "content": "So {disfmarker}"},
+    {"speaker": "User Interface", "content": "Oops ."},
+    {"speaker": "Project Manager", "content": "Okay , I'll leave space for everyone else ."}],
+    "meeting_id": "ES2004a"}, indent=4) + "\n"
+
 MOSS_HEADLESS = "[S01]Hello everyone[1.50][1.60][S02]Welcome back[3.20][3.40][S01]Let's begin[5.00]"
 
 # (name, text, format, number of segments)
@@ -185,6 +218,12 @@ SAMPLES = [
     ("csv_seconds", CSV_SECONDS, "csv", 3),
     ("csv_clock", CSV_CLOCK, "csv", 2),
     ("moss_headless", MOSS_HEADLESS, "moss", 3),
+    ("whisperx_arrow", WHISPERX_ARROW, "whisper_console", 2),
+    ("bare_stamps", BARE_STAMPS, "whisper_console", 2),
+    ("bare_clock", BARE_CLOCK, "whisper_console", 2),
+    ("quoted_turns", QUOTED_TURNS, "speaker_text", 2),
+    ("hf_chunks", HF_CHUNKS, "hf_chunks", 2),
+    ("ami_turns", AMI_TURNS, "turns_json", 3),
 ]
 IDS = [s[0] for s in SAMPLES]
 
@@ -201,7 +240,9 @@ def test_samples_sniff_by_content(name, text, fmt, count, extension):
 def test_samples_write_back_what_they_read(name, text, fmt, count):
     transcript = formats.loads(text)
     written = formats.dumps(transcript)
-    if fmt in ("jsonl", "manifest"):
+    if fmt in ("hf_chunks", "turns_json"):
+        assert json.loads(written) == json.loads(text)
+    elif fmt in ("jsonl", "manifest"):
         assert [json.loads(x) for x in written.splitlines()] == [json.loads(x) for x in text.splitlines()]
     else:
         assert written == text
@@ -463,3 +504,37 @@ def test_cli_refusals_exit_2_with_one_line(tmp_path, data, name):
 def test_format_aliases(alias, fmt):
     assert formats.resolve(alias) == fmt
     assert formats.resolve(alias.upper()) == fmt
+
+
+def test_printed_python_dict_cut_short_is_read_and_closed():
+    t = formats.loads(HF_PRINTED)
+    assert t.format == "hf_chunks" and [s.span for s in t] == [Span(0.0, 2.0), Span(2.0, 4.0), Span(8.0, 10.0)]
+    assert t.meta["completed"] == "]}"
+    back = formats.loads(formats.dumps(t))
+    assert back.segments == t.segments and back.meta["python"]
+
+
+def test_json_turns_without_times_are_untimed_with_speakers():
+    t = formats.loads(AMI_TURNS)
+    assert not t.timed and t[1].speaker == "User Interface" and t[1].text == "Oops ."
+    fixed = json.loads(formats.dumps(t.with_segments([t[0], t[1].with_(text="Oops."), t[2]])))
+    assert fixed["meeting_transcripts"][1] == {"speaker": "User Interface", "content": "Oops."}
+    assert fixed["meeting_id"] == "ES2004a"
+
+
+def test_hf_chunk_with_an_open_end():
+    t = formats.loads(HF_CHUNKS)
+    assert t[1].span == Span(2.0, 2.0)  # the pipeline left it open; nothing is invented
+    assert json.loads(formats.dumps(t))["chunks"][1]["timestamp"] == [2.0, None]
+
+
+WILD = Path(__file__).resolve().parent.parent / "fixtures" / "wild"
+
+
+@pytest.mark.skipif(not (WILD / "index.jsonl").exists(), reason="the public corpus is not in this checkout")
+def test_every_public_corpus_file_loads_and_writes_back():
+    rows = [json.loads(line) for line in (WILD / "index.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    for row in rows:
+        t = degen.read(WILD / row["file"])
+        assert len(t) > 0, row["file"]
+        assert formats.loads(formats.dumps(t), t.format).segments == t.segments, row["file"]

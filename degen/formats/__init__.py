@@ -41,7 +41,18 @@ class Format:
 
 
 def _json_as(shape: str) -> Callable[[str], Transcript]:
-    return lambda text: jsonfmt.from_doc(jsonfmt.parse_json(text), shape)
+    def load(text: str) -> Transcript:
+        try:
+            doc = jsonfmt.parse_json(text)
+        except FormatError:
+            printed = jsonfmt.from_python(text)  # a printed Python dict is read as its JSON shape
+            if printed is None:
+                raise
+            if printed.format != shape:
+                raise FormatError(f"this is '{printed.format}', not '{shape}'", hint=f"use --format {printed.format}")
+            return printed
+        return jsonfmt.from_doc(doc, shape)
+    return load
 
 
 REGISTRY: dict[str, Format] = {f.name: f for f in (

@@ -73,7 +73,8 @@ def _cues(text: str, vtt: bool):
             raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
                               field="end", hint="fix the cue's times")
         ident = "\n".join(lines[:time_at])
-        yield Span(start, end), "\n".join(lines[time_at + 1:]), {"id": ident, "settings": match.group(9)}
+        extra = {"id": ident, "settings": match.group(9), "timing": lines[time_at], "raw_span": Span(start, end)}
+        yield Span(start, end), "\n".join(lines[time_at + 1:]), extra
 
 
 def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
@@ -125,11 +126,15 @@ def _body(seg: Segment, style: str | None) -> str:
 
 def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
     style = transcript.meta.get("speaker_style")
+    # SRT cues are renumbered, from the first cue's number (an excerpt may start at 2626).
+    first_id = transcript.segments[0].extra.get("id", "1") if len(transcript) else "1"
+    first = int(first_id) if first_id.isdigit() else 1
     blocks = []
     for index, seg in enumerate(transcript.segments, 1):
         span = seg.span if seg.span is not None else Span(0.0, 0.0)
-        ident = str(index) if number else seg.extra.get("id", "")
-        timing = f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
+        ident = str(first + index - 1) if number else seg.extra.get("id", "")
+        timing = seg.extra["timing"] if seg.extra.get("raw_span") == span else \
+            f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
         body = _body(seg, style).strip("\n") or " "
         blocks.append("\n".join(part for part in (ident, timing, body) if part))
     return blocks
