@@ -110,8 +110,9 @@ def dump_segment(seg: Segment) -> str:
     span = seg.span if seg.span is not None else Span(0.0, 0.0)
     speaker = seg.speaker if seg.speaker and OPENING.fullmatch(f"[0][{seg.speaker}]") else "S01"
     if seg.extra.get("headless") == span:  # written as it came, without the stamps it lacked
-        return f"[{speaker}]{seg.text}" + ("" if seg.extra["open_end"] else
-                                            f"[{format_time(span.end, seg.extra.get('raw_end'))}]" + seg.extra.get("sep", ""))
+        if seg.extra["open_end"]:
+            return f"[{speaker}]{seg.text}"
+        return f"[{speaker}]{seg.text}[{format_time(span.end, seg.extra.get('raw_end'))}]" + seg.extra.get("sep", "")
     head = f"[{format_time(span.start, seg.extra.get('raw_start'))}][{speaker}]{seg.text}"
     if not seg.closed:
         return head

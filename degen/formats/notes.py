@@ -21,7 +21,8 @@ from ..model import Segment, Span, Transcript
 from . import lines
 from .timecode import CLOCK, clock_seconds, format_clock, infer_ends
 
-_HEADER = re.compile(rf"^\s{{0,3}}#{{1,6}}\s+[\[(]?({CLOCK.replace('(', '(?:').replace('(?:?:', '(?:')})[\])]?(?:\s.*)?$")
+_STAMP = CLOCK.replace("(", "(?:").replace("(?:?:", "(?:")  # the clock, without groups
+_HEADER = re.compile(rf"^\s{{0,3}}#{{1,6}}\s+[\[(]?({_STAMP})[\])]?(?:\s.*)?$")
 _CLOCK = re.compile(CLOCK)
 
 

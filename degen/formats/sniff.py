@@ -117,8 +117,11 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
     head = text.lstrip(" \t\r\n")
     if not head:
         raise FormatError("the transcript is empty", hint="check that the server returned something")
+    if moss.OPENING.match(head):  # the common case, and never JSON: no parse attempt
+        return registry["moss"].loads(text)
     if head[0] in "{[":
-        if extension in (".jsonl", ".ndjson") and jsonl.looks_like(head + "\n" + head):  # one line of JSON Lines
+        first = head[:65536]
+        if extension in (".jsonl", ".ndjson") and jsonl.looks_like(first + "\n" + first):  # a one-line JSON Lines
             return registry[jsonl.sniff(text)].loads(text)
         try:
             return jsonfmt.from_doc(jsonfmt.parse_json(text))
@@ -126,7 +129,7 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
             if "invalid JSON" not in exc.detail:
                 raise
             error = exc
-        if jsonl.looks_like(head):
+        if jsonl.looks_like(head[:65536]):
             return registry[jsonl.sniff(text)].loads(text)
         printed = jsonfmt.from_python(text) if _PYTHONISH.match(head) else None
         if printed is not None:
@@ -141,11 +144,11 @@ def sniff(text: str, extension: str = "") -> str:
     head = text.lstrip("\ufeff \t\r\n")
     if not head:
         raise FormatError("the transcript is empty", hint="check that the server returned something")
-    if head[0] in "{[":
+    if head[0] in "{[" and not moss.OPENING.match(head):
         try:
             doc = jsonfmt.parse_json(text)
         except FormatError as exc:
-            if jsonl.looks_like(head):
+            if jsonl.looks_like(head[:65536]):
                 return jsonl.sniff(text)
             printed = jsonfmt.from_python(text) if _PYTHONISH.match(head) else None
             if printed is not None:
