@@ -258,6 +258,12 @@ def test_console_logs_are_skipped_counted_and_kept():
     assert formats.loads(FASTER_WHISPER)[1].span == Span(2.4, 5.12)
 
 
+def test_console_colours_are_read_as_text_and_written_back():
+    line = "[00:00:00.000 --> 00:00:02.000]  \x1b[38;5;160m And\x1b[0m\x1b[38;5;46m so\x1b[0m\n"
+    t = formats.loads(formats.decode(line.encode()))
+    assert t[0].text == " And so" and formats.dumps(t) == line
+
+
 def test_console_edit_keeps_logs_and_style():
     t = formats.loads(OPENAI_VERBOSE)
     edited = t.with_segments([t[0], t[1].with_(span=Span(4.72, 3725.5), text="shorter")])

@@ -29,6 +29,7 @@ _BARE_TIME = rf"(?:{_STAMP}|\d+\.\d+s?)"  # no bare integers: "2 -> 3 players" i
 _BARE = re.compile(rf"^(\s*({_BARE_TIME})\s*{_ARROW}\s*({_BARE_TIME})\s*(?=[:：\s]))([:：]?\s*)(\S.*)$")
 _LOOSE = re.compile(r"^\s*\[\s*\d[\d:.,]*s?\s*(?:-+>|→)")  # a bracketed cue stamp, maybe broken
 _CLOCK = re.compile(CLOCK)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # whisper.cpp --print-colors: token confidence as colour
 
 
 def looks_like(text: str) -> bool:
@@ -77,7 +78,10 @@ def loads(text: str) -> Transcript:
         span = Span(_seconds(start_raw, where), _seconds(end_raw, where))
         style = style or {**_style(start_raw, arrow), "brackets": stamp.lstrip().startswith("[")}
         extra = {"stamp": stamp, "raw_span": span, "sep": sep, "before": before}
-        segments.append(Segment(span, None, body, True, extra))
+        plain = _ANSI.sub("", body)
+        if plain != body:
+            extra.update(coloured=body, plain=plain)
+        segments.append(Segment(span, None, plain, True, extra))
         before = []
     if not segments:
         raise FormatError("no '[start --> end] text' line found", hint="is this whisper console output?")
@@ -102,6 +106,7 @@ def dumps(transcript: Transcript) -> str:
         else:
             stamp = f"{_stamp_text(span.start, style)} {style['arrow']} {_stamp_text(span.end, style)}"
             stamp = f"[{stamp}]" if style.get("brackets", True) else stamp
-        return stamp + seg.extra.get("sep", "  ") + seg.text.replace("\n", " ")
+        text = seg.extra["coloured"] if seg.extra.get("plain", None) == seg.text else seg.text.replace("\n", " ")
+        return stamp + seg.extra.get("sep", "  ") + text
 
     return lines.emit(transcript.segments, transcript.meta, render)

@@ -24,7 +24,7 @@ _MAGIC = ((b"%PDF", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (DOCX, XLS
 _SAMPLE = 4096
 # Over this share of control characters in the first 4 KiB, the text is binary.
 _MAX_CONTROL_SHARE = 0.05
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")  # not ESC: whisper.cpp -pc colours its text
 _MARKUP = re.compile(r"\A<(?:\?xml|!DOCTYPE|!--|[A-Za-z][\w:.-]*(?:\s[^>]*)?/?>)", re.I)
 _PYTHONISH = re.compile(r"\A[\[{]\s*[\[{(]?\s*'")  # {'chunks': ... printed by Python
 _JSONISH = re.compile(r"\A\[\s*(?:[{\[\"\]]|$)")
