@@ -194,6 +194,14 @@ AMI_TURNS = json.dumps({"meeting_transcripts": [
     {"speaker": "Project Manager", "content": "Okay , I'll leave space for everyone else ."}],
     "meeting_id": "ES2004a"}, indent=4) + "\n"
 
+WHISPER_CPP_JSON = json.dumps({
+    "systeminfo": "AVX = 1 | AVX2 = 1", "model": {"type": "base"}, "params": {"model": "models/ggml-base.en.bin"},
+    "result": {"language": "en"}, "transcription": [
+        {"timestamps": {"from": "00:00:00,000", "to": "00:00:08,000"}, "offsets": {"from": 0, "to": 8000},
+         "text": " And so my fellow Americans"},
+        {"timestamps": {"from": "00:00:08,000", "to": "00:00:11,000"}, "offsets": {"from": 8000, "to": 11000},
+         "text": " ask what you can do for your country."}]}, indent=2) + "\n"
+
 MOSS_HEADLESS = "[S01]Hello everyone[1.50][1.60][S02]Welcome back[3.20][3.40][S01]Let's begin[5.00]"
 
 # (name, text, format, number of segments)
@@ -224,6 +232,7 @@ SAMPLES = [
     ("quoted_turns", QUOTED_TURNS, "speaker_text", 2),
     ("hf_chunks", HF_CHUNKS, "hf_chunks", 2),
     ("ami_turns", AMI_TURNS, "turns_json", 3),
+    ("whisper_cpp_json", WHISPER_CPP_JSON, "turns_json", 2),
 ]
 IDS = [s[0] for s in SAMPLES]
 
@@ -544,3 +553,12 @@ def test_every_public_corpus_file_loads_and_writes_back():
         t = degen.read(WILD / row["file"])
         assert len(t) > 0, row["file"]
         assert formats.loads(formats.dumps(t), t.format).segments == t.segments, row["file"]
+
+
+def test_whisper_cpp_json_offsets_are_times():
+    t = formats.loads(WHISPER_CPP_JSON)
+    assert t.timed and [s.span for s in t] == [Span(0.0, 8.0), Span(8.0, 11.0)]
+    moved = json.loads(formats.dumps(t.with_segments([t[0], t[1].with_(span=Span(8.0, 10.5))])))
+    assert moved["transcription"][1]["offsets"] == {"from": 8000, "to": 10500}
+    assert moved["transcription"][1]["timestamps"] == {"from": "00:00:08,000", "to": "00:00:10,500"}
+    assert moved["transcription"][0] == json.loads(WHISPER_CPP_JSON)["transcription"][0]

@@ -5,7 +5,8 @@
                 its start, or where the next chunk starts).
     turns_json  an object holding one list of turns under any key, as in meeting corpora:
                 {"meeting_transcripts": [{"speaker": "A", "content": "..."}]}; timed when
-                every turn has start/end times.
+                every turn has start/end times, or whisper.cpp's ``-oj`` offsets in ms:
+                {"transcription": [{"offsets": {"from": 0, "to": 11000}, "text": ...}]}.
 
 Items are kept whole in ``extra["json"]`` and the document in ``meta["doc"]``.
 """
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
-from .timecode import check_seconds
+from .timecode import check_seconds, format_clock
 
 TURN_TEXT_KEYS = ("text", "content", "transcript", "sentence", "utterance", "transcription")
 
@@ -65,17 +66,30 @@ def read_hf_chunks(doc: dict, number) -> Transcript:
     return Transcript(tuple(segments), "hf_chunks", meta)
 
 
+def _offsets(item: dict) -> bool:
+    """whisper.cpp -oj: {"offsets": {"from": ms, "to": ms}, "timestamps": {...}, "text": ...}."""
+    offsets = item.get("offsets")
+    return isinstance(offsets, dict) and "from" in offsets and "to" in offsets
+
+
 def read_turns(doc: dict, segment) -> Transcript:
     key = list_key(doc)
     items = doc[key]
-    from .jsonfmt import SPEAKER_KEYS, TIME_KEYS
-    timed = all(isinstance(it, dict) and any(s in it and e in it for s, e, _ in TIME_KEYS) for it in items)
+    from .jsonfmt import SPEAKER_KEYS, TIME_KEYS, number
+    whisper_cpp = all(isinstance(it, dict) and _offsets(it) for it in items)
+    timed = whisper_cpp or all(isinstance(it, dict) and any(s in it and e in it for s, e, _ in TIME_KEYS)
+                               for it in items)
     segments = []
     for i, item in enumerate(items):
         where = f"{key} {i}"
         if not isinstance(item, dict) or not _text_key(item):
             raise FormatError("turn has no text", where=where, field="text")
         text_key = _text_key(item)
+        if whisper_cpp:
+            start, end = (check_seconds(number(item["offsets"][k], where, "offsets") / 1000, where)
+                          for k in ("from", "to"))
+            segments.append(Segment(Span(start, end), None, item[text_key], True, {"json": item, "text_key": text_key}))
+            continue
         if timed:
             seg = segment(item, where)
             segments.append(seg.with_(text=item[text_key], extra={**seg.extra, "text_key": text_key}))
@@ -83,7 +97,8 @@ def read_turns(doc: dict, segment) -> Transcript:
         speaker_key = next((k for k in SPEAKER_KEYS if k in item), None)
         speaker = None if speaker_key is None or item[speaker_key] is None else str(item[speaker_key])
         segments.append(Segment(None, speaker, item[text_key], True, {"json": item, "text_key": text_key}))
-    return Transcript(tuple(segments), "turns_json", {"doc": doc, "list_key": key, "timed": timed})
+    meta = {"doc": doc, "list_key": key, "timed": timed, "offsets": whisper_cpp}
+    return Transcript(tuple(segments), "turns_json", meta)
 
 
 def dump_doc(transcript: Transcript, dump_item) -> dict:
@@ -111,7 +126,9 @@ def dump_doc(transcript: Transcript, dump_item) -> dict:
     shape = layout(old)
     turns = []
     for i, seg in enumerate(segs):
-        if seg.span is not None and meta.get("timed", True):
+        if seg.span is not None and meta.get("offsets"):
+            item = _with_offsets(dict(seg.extra.get("json") or {}), seg.span)
+        elif seg.span is not None and meta.get("timed", True):
             item = dump_item(seg, i, shape, False)
         else:
             item = dict(seg.extra.get("json") or {})
@@ -121,6 +138,14 @@ def dump_doc(transcript: Transcript, dump_item) -> dict:
         turns.append(item)
     doc[key] = turns
     return doc
+
+
+def _with_offsets(item: dict, span: Span) -> dict:
+    offsets = item.get("offsets") or {}
+    if offsets.get("from") != round(span.start * 1000) or offsets.get("to") != round(span.end * 1000):
+        item["offsets"] = {"from": round(span.start * 1000), "to": round(span.end * 1000)}
+        item["timestamps"] = {"from": format_clock(span.start, sep=","), "to": format_clock(span.end, sep=",")}
+    return item
 
 
 def plain(value: Any) -> Any:
