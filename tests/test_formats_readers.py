@@ -334,6 +334,7 @@ def test_meeting_notes_sections():
     "Summary: good meeting.\nAction items: none.\nSummary: again.\nAction items: still none.\n",
     "[Music]\n[Music]\n[Applause] thank you\n",
     "Alice: hi\nBob: hello\n",  # two turns by free names: not enough to call them speakers
+    "Chorus:\nla la la\nBridge:\noh oh\nChorus:\nla la la\nBridge:\noh oh\n",  # song sections
 ])
 def test_prose_with_colons_is_plain_text(text):
     assert formats.sniff(text) == "text"

@@ -36,7 +36,8 @@ _GENERIC_RE = regex.compile(_GENERIC)
 # Words that open prose lines with a colon; never speakers.
 _PROSE = frozenset("""note notes warning example summary agenda attendees date time location subject re
     source update edit ps todo action actions decision decisions outcome question answer tip step
-    chapter section part title topic minutes next meeting""".split())
+    chapter section part title topic minutes next meeting chorus verse bridge refrain intro outro hook
+    lyrics""".split())
 _MAX_PREAMBLE = 10  # non-blank lines allowed before the first turn (a title, a date, attendees)
 
 
