@@ -3,6 +3,7 @@ variant, sniffed by content (with no extension and with a misleading one), writt
 read, and every unsupported input refused with a one-line error naming the place."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -486,7 +487,10 @@ def test_bracket_soup_raises_only_format_errors(text):
 # ---- the command line ---------------------------------------------------------------
 
 def _degen(*args):
-    return subprocess.run([sys.executable, "-m", "degen", *args], capture_output=True, text=True, timeout=120)
+    root = str(Path(__file__).resolve().parent.parent)  # this tree's degen, not an installed one
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-m", "degen", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
 
 
 def test_cli_scans_every_sample_without_a_json_error(tmp_path):
