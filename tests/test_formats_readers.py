@@ -203,6 +203,20 @@ WHISPER_CPP_JSON = json.dumps({
         {"timestamps": {"from": "00:00:08,000", "to": "00:00:11,000"}, "offsets": {"from": 8000, "to": 11000},
          "text": " ask what you can do for your country."}]}, indent=2) + "\n"
 
+VIBEVOICE_RANGES = """\
+[208.27 - 219.67] Speaker 0: Prije, što hoćemo, samo malo, malo, malo, malo...
+
+[220.27 - 231.83] Speaker 1: no, no, no, no, no
+"""
+
+ELITR_PARENS = """\
+(PERSON7) Aha, so now I can do that.
+(PERSON6) Yeah, right.
+(PERSON7) Now I'm recording already.
+[PERSON2] is on the call, so we can start.
+(PERSON6) No, no, this is the same link.
+"""
+
 MOSS_HEADLESS = "[S01]Hello everyone[1.50][1.60][S02]Welcome back[3.20][3.40][S01]Let's begin[5.00]"
 
 # (name, text, format, number of segments)
@@ -234,6 +248,8 @@ SAMPLES = [
     ("hf_chunks", HF_CHUNKS, "hf_chunks", 2),
     ("ami_turns", AMI_TURNS, "turns_json", 3),
     ("whisper_cpp_json", WHISPER_CPP_JSON, "turns_json", 2),
+    ("vibevoice_ranges", VIBEVOICE_RANGES, "speaker_text", 2),
+    ("elitr_parens", ELITR_PARENS, "speaker_text", 4),
 ]
 IDS = [s[0] for s in SAMPLES]
 
@@ -567,3 +583,13 @@ def test_whisper_cpp_json_offsets_are_times():
     assert moved["transcription"][1]["offsets"] == {"from": 8000, "to": 10500}
     assert moved["transcription"][1]["timestamps"] == {"from": "00:00:08,000", "to": "00:00:10,500"}
     assert moved["transcription"][0] == json.loads(WHISPER_CPP_JSON)["transcription"][0]
+
+
+def test_speaker_ranges_are_spans_and_other_label_styles_are_text():
+    t = formats.loads(VIBEVOICE_RANGES)
+    assert [s.span for s in t] == [Span(208.27, 219.67), Span(220.27, 231.83)]
+    moved = formats.dumps(t.with_segments([t[0].with_(span=Span(208.5, 219.0)), t[1]]))
+    assert moved.startswith("[208.50 - 219.00] Speaker 0: Prije")
+    elitr = formats.loads(ELITR_PARENS)
+    assert elitr.speakers == ("PERSON7", "PERSON6")
+    assert elitr[2].text == "Now I'm recording already.\n[PERSON2] is on the call, so we can start."
