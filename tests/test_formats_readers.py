@@ -593,3 +593,19 @@ def test_speaker_ranges_are_spans_and_other_label_styles_are_text():
     elitr = formats.loads(ELITR_PARENS)
     assert elitr.speakers == ("PERSON7", "PERSON6")
     assert elitr[2].text == "Now I'm recording already.\n[PERSON2] is on the call, so we can start."
+
+
+@pytest.mark.parametrize("name, text, fmt, count", SAMPLES, ids=IDS)
+def test_samples_convert_to_every_format(name, text, fmt, count):
+    """Converted, every segment's text is there and read back; another format's layout
+    (skipped log lines, tags, headers) never leaks into it."""
+    source = formats.loads(text)
+    for target in formats.REGISTRY:
+        written = formats.dumps(source, target)
+        back = formats.loads(written, target)
+        assert len(back) >= 1, (target, name)
+        read_back = "\n".join(s.text for s in back)
+        for seg in source:
+            assert seg.text.split("\n")[0].strip() in read_back, (target, name)
+        for layout in ("whisper_print_timings", "[ar:Some Band]", "# Weekly sync", "Interview, 12 March"):
+            assert layout not in written or layout in seg.text or target == fmt, (target, name, layout)

@@ -116,11 +116,16 @@ def loads(text: str, format: str | None = None, extension: str = "") -> Transcri
     return _sniff.load(text, extension, REGISTRY)
 
 
+def _portable(extra) -> dict:
+    """What a segment's extra means in any format: its JSON item (unknown fields kept)."""
+    return {"json": extra["json"]} if "json" in extra else {}
+
+
 def dumps(transcript: Transcript, format: str | None = None) -> str:
     """Write ``transcript`` in its own format, or in ``format``."""
     name = resolve(format) if format else transcript.format
     if name is None or name not in REGISTRY:
         raise FormatError(f"cannot write format {name!r}", hint="choose one of: " + ", ".join(REGISTRY))
-    if name != transcript.format:
-        transcript = Transcript(transcript.segments, name, {})
+    if name != transcript.format:  # another format's layout (skipped log lines ...) does not carry over
+        transcript = Transcript([s.with_(extra=_portable(s.extra)) for s in transcript.segments], name, {})
     return REGISTRY[name].dumps(transcript)

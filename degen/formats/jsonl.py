@@ -124,6 +124,9 @@ def loads_manifest(text: str) -> Transcript:
 
 def _manifest_item(seg: Segment) -> dict:
     item = dict(seg.extra.get("json") or {})
+    for start_key, end_key, _ in jsonfmt.TIME_KEYS:  # a segment's times (from another format): offset, duration
+        if start_key in item and end_key in item:
+            item.pop(start_key), item.pop(end_key)
     item[seg.extra.get("text_key", "pred_text" if "pred_text" in item else "text")] = seg.text
     old_offset = item.get("offset", 0.0)
     if seg.span is not None and (item.get("duration") is None or

@@ -60,7 +60,7 @@ def loads(text: str) -> Transcript:
         raise FormatError("no '[mm:ss.xx]text' line found", hint="is this an LRC file?")
     events.sort()
     ends = infer_ends([e[0] for e in events], _length(others))
-    segments = [Segment(Span(time, end), None, body, True, {"line": number})
+    segments = [Segment(Span(time, end), None, body, True, {"line_no": number})
                 for (time, _, body, number), end in zip(events, ends) if body.strip()]
     meta.update(source=text, read=_signature(segments), tags=[l for l in others if _TAG.match(l)])
     return Transcript(tuple(segments), "lrc", meta)

@@ -136,7 +136,8 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
             return printed
         if head[0] == "{" or _JSONISH.match(head):
             raise error
-    return registry[_sniff_text(head[:65536], extension)].loads(text)
+    name = _sniff_text(head[:65536], extension)
+    return speakers.loads(text, sniffed=True) if name == "speaker_text" else registry[name].loads(text)
 
 
 def sniff(text: str, extension: str = "") -> str:

@@ -58,9 +58,12 @@ def _classify(line: str):
     return None
 
 
-def _accepted(found: list) -> set[str]:
-    """Labels that are speakers: generic ones, stamped ones, and free names that recur."""
+def _accepted(found: list, trust: bool = False) -> set[str]:
+    """Labels that are speakers: generic ones, stamped ones, and free names that recur (any
+    name that is not a prose word, when the file is said to be speaker text)."""
     counts = Counter(m.group("label") for _, _, m in found)
+    if trust:
+        return {name for name in counts if name.casefold() not in _PROSE}
     generic = {m.group("label") for _, _, m in found if _GENERIC_RE.fullmatch(m.group("label")) or m.group("stamp")}
     free = {name for name, n in counts.items() if n >= 2 and name not in generic and name.casefold() not in _PROSE}
     return generic | (free if len(free) >= 2 else set())
@@ -72,11 +75,11 @@ def _family(line: str, match) -> str:
     return before if before in "[(" else ""
 
 
-def _turns(rows: list[str], least: int = 2):
+def _turns(rows: list[str], least: int = 2, trust: bool = False):
     """The turn lines (index, kind, match), or [] when the text is not speaker-labelled.
     Sniffing wants ``least`` = 2 turns (3 by free names); a file said to be speaker text, 1."""
     found = [(i, *hit) for i, line in enumerate(rows) if (hit := _classify(line))]
-    names = _accepted(found)
+    names = _accepted(found, trust)
     turns = [t for t in found if t[2].group("label") in names]
     families = Counter(_family(rows[i], m) for i, _, m in turns)
     if len(families) > 1:  # one way of writing labels per file: "[PERSON2] is on the call" is text
@@ -93,9 +96,11 @@ def looks_like(text: str) -> bool:
     return bool(_turns(text.splitlines()[:400]))
 
 
-def loads(text: str) -> Transcript:
+def loads(text: str, sniffed: bool = False) -> Transcript:
+    """Speaker turns; ``sniffed`` keeps to the labels that sniffing counted, otherwise (the
+    format was named) every ``Name:`` that is not a prose word opens a turn."""
     rows, meta = lines.split(text)
-    turns = _turns(rows, least=1)
+    turns = _turns(rows, least=1, trust=not sniffed)
     if not turns:
         raise FormatError("no speaker turns found ('SPEAKER_00: text', '[Alice] text', 'Speaker 1' blocks)",
                           hint="use --format text for unlabelled text")
@@ -143,7 +148,7 @@ def _restamp(raw: str, seconds: float) -> str:
 
 def _head(seg: Segment, template: dict) -> str:
     """The label line (or the part of a turn line before its text), rebuilt if speaker or time changed."""
-    extra = seg.extra if "line" in seg.extra else template
+    extra = seg.extra if "label" in seg.extra and "line" in seg.extra else template
     line, label, stamp, stop = extra["line"], extra["label"], extra["stamp"], extra.get("stop")
     span = seg.span
     if extra is seg.extra and seg.speaker == label and (span is None or span == extra.get("raw_span")):
@@ -160,7 +165,7 @@ def _head(seg: Segment, template: dict) -> str:
 
 def dumps(transcript: Transcript) -> str:
     template = transcript.meta.get("template") or {"line": "SPEAKER_00: ", "label": "SPEAKER_00", "stamp": None,
-                                                  "kind": "turn"}
+                                                  "stop": None, "kind": "turn"}
 
     def render(seg: Segment) -> list[str]:
         head = _head(seg, template)
