@@ -1,10 +1,25 @@
 """Transcript formats: a registry of pure ``loads(str)`` / ``dumps(Transcript)`` pairs,
-with sniffing by content (the file extension is only a hint).
+with sniffing by content (the file extension only breaks ties; see ``sniff``).
+
+=================  ==============================================================
+moss               MOSS-Transcribe-Diarize markup ``[start][S01]text[end]``
+sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists (jsonfmt)
+srt, vtt           subtitles
+whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
+lrc                LRC lyrics
+tsv, csv           whisper's TSV, CSV with start/end/text columns
+jsonl, manifest    JSON Lines: a segment a line, or a NeMo-style utterance a line
+speaker_text       ``SPEAKER_00: text``, ``[Alice] text``, ``Speaker 1`` blocks
+meeting_notes      markdown notes with ``## 00:05:12`` time headers
+text               plain text, a segment a line
+=================  ==============================================================
 
 >>> from degen.formats import loads
 >>> t = loads("[0.48][S01]Welcome everyone[1.66]")
 >>> t.format, t.segments[0].speaker
 ('moss', 'S01')
+>>> loads("[00:01.000 --> 00:03.000]  Hello there.").format
+'whisper_console'
 """
 
 from __future__ import annotations
@@ -14,7 +29,7 @@ from typing import Callable
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import jsonfmt, moss, plain, subtitles
+from . import console, jsonfmt, jsonl, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
 
 
 @dataclass(frozen=True)
@@ -26,7 +41,18 @@ class Format:
 
 
 def _json_as(shape: str) -> Callable[[str], Transcript]:
-    return lambda text: jsonfmt.from_doc(jsonfmt.parse_json(text), shape)
+    def load(text: str) -> Transcript:
+        try:
+            doc = jsonfmt.parse_json(text)
+        except FormatError:
+            printed = jsonfmt.from_python(text)  # a printed Python dict is read as its JSON shape
+            if printed is None:
+                raise
+            if printed.format != shape:
+                raise FormatError(f"this is '{printed.format}', not '{shape}'", hint=f"use --format {printed.format}")
+            return printed
+        return jsonfmt.from_doc(doc, shape)
+    return load
 
 
 REGISTRY: dict[str, Format] = {f.name: f for f in (
@@ -37,69 +63,69 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
            "OpenAI/Whisper verbose_json, WhisperX, any object with a 'segments' list"),
     Format("segments_list", _json_as("segments_list"), jsonfmt.dumps, "a bare list of segments (MOSS segments.json)"),
     Format("text_json", _json_as("text_json"), jsonfmt.dumps, "OpenAI response_format=json with plain text"),
+    Format("hf_chunks", _json_as("hf_chunks"), jsonfmt.dumps,
+           "Hugging Face ASR pipeline output: 'chunks' with 'timestamp' pairs (JSON or a printed dict)"),
+    Format("turns_json", _json_as("turns_json"), jsonfmt.dumps,
+           "an object with one list of turns under any key ({'speaker', 'content'} ...)"),
     Format("srt", subtitles.loads_srt, subtitles.dumps_srt, "SubRip subtitles"),
     Format("vtt", subtitles.loads_vtt, subtitles.dumps_vtt, "WebVTT subtitles"),
+    Format("whisper_console", console.loads, console.dumps,
+           "whisper.cpp / openai-whisper console output [00:00.000 --> 00:02.000] text, logs skipped"),
+    Format("lrc", lrc.loads, lrc.dumps, "LRC lyrics [mm:ss.xx]text"),
+    Format("tsv", tables.loads_tsv, tables.dumps, "whisper's TSV: start<TAB>end<TAB>text in milliseconds"),
+    Format("csv", tables.loads_csv, tables.dumps, "CSV with start, end and text columns (speaker optional)"),
+    Format("jsonl", jsonl.loads_segments, jsonl.dumps, "JSON Lines, one segment {start, end, text} a line"),
+    Format("manifest", jsonl.loads_manifest, jsonl.dumps,
+           "JSON Lines, one utterance a line (NeMo manifest: audio_filepath, duration, text/pred_text)"),
+    Format("speaker_text", speakers.loads, speakers.dumps, "speaker-labelled text: SPEAKER_00: / [Alice] / blocks"),
+    Format("meeting_notes", notes.loads, notes.dumps, "markdown notes with '## 00:05:12' time headers"),
     Format("text", plain.loads, plain.dumps, "plain text, one segment per line, no timing"),
 )}
-# Convenience names people type.
-ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt": "text", "markup": "moss"}
+# Convenience names people type; None means 'any JSON shape'.
+ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt": "text", "markup": "moss",
+           "whisper_cpp": "whisper_console", "whisper.cpp": "whisper_console", "whisper": "whisper_console",
+           "console": "whisper_console", "log": "whisper_console", "lyrics": "lrc", "jsonlines": "jsonl",
+           "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
+           "md": "meeting_notes", "notes": "meeting_notes",
+           "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks"}
+
+decode = _sniff.decode
 
 
 def resolve(name: str) -> str | None:
     """A registry name for ``name``; None means 'any JSON shape'."""
-    if name in REGISTRY:
-        return name
-    if name in ALIASES:
-        return ALIASES[name]
-    raise FormatError(f"unknown format {name!r}", hint="choose one of: " + ", ".join(sorted(REGISTRY)))
-
-
-def _is_json(head: str) -> bool:
-    return head[:1] == "{" or (head[:1] == "[" and not moss.OPENING.match(head))
+    key = name.strip().lower().replace("-", "_")
+    if key in REGISTRY:
+        return key
+    if key in ALIASES:
+        return ALIASES[key]
+    raise FormatError(f"unknown format {name!r}", hint="choose one of: " + ", ".join(REGISTRY))
 
 
 def sniff(text: str, extension: str = "") -> str:
     """The registry name that fits ``text``; the extension breaks ties only."""
-    head = text.lstrip("\ufeff \t\r\n")
-    if not head:
-        raise FormatError("the transcript is empty", hint="check that the server returned something")
-    if _is_json(head):
-        return jsonfmt.shape_of(jsonfmt.parse_json(text))
-    if moss.OPENING.match(head) or (extension not in (".srt", ".vtt") and moss.looks_like(head[:4096])):
-        return "moss"
-    if subtitles.looks_like_vtt(head):
-        return "vtt"
-    if subtitles.looks_like_srt(head):
-        return "srt"
-    return "text"
-
-
-def decode(data: bytes) -> str:
-    """UTF-8 (with or without BOM) to str, or a FormatError that says where it broke."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise FormatError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-                          where=f"line {line}", hint="re-save the file as UTF-8") from None
+    return _sniff.sniff(text, extension)
 
 
 def loads(text: str, format: str | None = None, extension: str = "") -> Transcript:
     """Parse ``text`` as ``format`` (a registry name or alias), or sniff it."""
     text = text.lstrip("\ufeff")
-    name = resolve(format) if format else None
-    if name is None:
-        if _is_json(text.lstrip(" \t\r\n")):  # parse once: sniffing JSON means reading it
-            return jsonfmt.from_doc(jsonfmt.parse_json(text))
-        name = sniff(text, extension)
-    return REGISTRY[name].loads(text)
+    if format:
+        name = resolve(format)
+        return REGISTRY[name].loads(text) if name else jsonfmt.loads(text)
+    return _sniff.load(text, extension, REGISTRY)
+
+
+def _portable(extra) -> dict:
+    """What a segment's extra means in any format: its JSON item (unknown fields kept)."""
+    return {"json": extra["json"]} if "json" in extra else {}
 
 
 def dumps(transcript: Transcript, format: str | None = None) -> str:
     """Write ``transcript`` in its own format, or in ``format``."""
     name = resolve(format) if format else transcript.format
     if name is None or name not in REGISTRY:
-        raise FormatError(f"cannot write format {name!r}", hint="choose one of: " + ", ".join(sorted(REGISTRY)))
-    if name != transcript.format:
-        transcript = Transcript(transcript.segments, name, {})
+        raise FormatError(f"cannot write format {name!r}", hint="choose one of: " + ", ".join(REGISTRY))
+    if name != transcript.format:  # another format's layout (skipped log lines ...) does not carry over
+        transcript = Transcript([s.with_(extra=_portable(s.extra)) for s in transcript.segments], name, {})
     return REGISTRY[name].dumps(transcript)

@@ -7,6 +7,10 @@ Shapes, each a registry name:
                     verbose_json, WhisperX, any object with a segment list
     segments_list   [{"start", "end", "speaker", "text"}, ...]  MOSS segments.json and kin
     text_json       {"text": "plain text"}                           (OpenAI json)
+    hf_chunks, turns_json   see ``jsonturns``
+
+A printed Python dict (``pprint`` of a pipeline's output, with tuples and quotes) is read
+too, and written back the same way.
 
 Every segment dict is kept whole in ``Segment.extra["json"]`` and every top-level key in
 ``Transcript.meta["doc"]``, so writing back loses nothing; segments that a repair made
@@ -23,6 +27,7 @@ import orjson
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
 from . import moss
+from .timecode import check_seconds
 
 # (start key, end key, seconds per unit), tried in order.
 TIME_KEYS = (("start", "end", 1.0), ("start_ms", "end_ms", 0.001), ("startMs", "endMs", 0.001),
@@ -41,12 +46,26 @@ def parse_json(text: str) -> Any:
                           hint="the file may be truncated; re-save the server's response") from None
 
 
+def check_writable(doc: Any, where: str | None = None) -> None:
+    """Refuse at read time what the writer could not write back (nesting deeper than
+    orjson's limit), rather than failing after a whole repair."""
+    try:
+        orjson.dumps(doc)
+    except orjson.JSONEncodeError as exc:
+        raise FormatError(f"JSON cannot be written back ({exc})", where=where,
+                          hint="nesting is limited to 254 levels; flatten the document") from None
+
+
 def shape_of(doc: Any) -> str:
     if isinstance(doc, list):
         return "segments_list"
     if not isinstance(doc, dict):
         raise FormatError(f"unknown JSON shape: a top-level {type(doc).__name__}",
                           hint="expected an object with 'text' or 'segments', or a list of segments")
+    from . import jsonturns
+    other = jsonturns.shape(doc)
+    if other:
+        return other
     text = doc.get("text")
     if "segments" in doc:
         if isinstance(text, str) and moss.looks_like(text):
@@ -65,12 +84,14 @@ def loads(text: str) -> Transcript:
 def from_doc(doc, shape: str | None = None) -> Transcript:
     """A Transcript from parsed JSON, checking its shape against ``shape`` if given."""
     found = shape_of(doc)
+    check_writable(doc)
     if shape is not None and found != shape:
         raise FormatError(f"this JSON is '{found}', not '{shape}'", hint=f"use --format {found}")
     return _READERS[found](doc)
 
 
-def _number(value: Any, where: str, key: str) -> float:
+def number(value: Any, where: str, key: str) -> float:
+    """A JSON time as a float, or a FormatError naming ``where`` and ``key``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormatError(f"time {value!r} is not a number", where=where, field=key,
                           hint="times must be seconds (or milliseconds in *_ms fields) as numbers")
@@ -87,13 +108,13 @@ def _time_keys(item: dict, where: str) -> tuple[str, str, float]:
                       hint="each segment needs 'start' and 'end' (seconds) or 'start_ms'/'end_ms'")
 
 
-def _segment(item: Any, index: int, keys: tuple[str, str, float] | None) -> Segment:
-    where = f"segment {index}"
+def segment(item: Any, where: str, keys: tuple[str, str, float] | None = None) -> Segment:
+    """One segment dict (kept whole in ``extra["json"]``) as a Segment."""
     if not isinstance(item, dict):
         raise FormatError(f"segment is a {type(item).__name__}, not an object", where=where)
     start_key, end_key, scale = keys or _time_keys(item, where)
-    start = _number(item.get(start_key), where, start_key) * scale
-    end = _number(item.get(end_key), where, end_key) * scale
+    start = check_seconds(number(item.get(start_key), where, start_key) * scale, where, start_key)
+    end = check_seconds(number(item.get(end_key), where, end_key) * scale, where, end_key)
     if end < start:
         raise FormatError(f"end {end:g} is before start {start:g}", where=where, field=end_key,
                           hint="fix the times or remove the segment")
@@ -114,12 +135,12 @@ def _segment(item: Any, index: int, keys: tuple[str, str, float] | None) -> Segm
 def _segment_list(items: Any, field: str) -> list[Segment]:
     if not isinstance(items, list):
         raise FormatError(f"'{field}' is a {type(items).__name__}, not a list", field=field)
-    return [_segment(item, i, None) for i, item in enumerate(items)]
+    return [segment(item, f"segment {i}") for i, item in enumerate(items)]
 
 
 def _read_segments_list(doc: list) -> Transcript:
     segments = _segment_list(doc, "segments")
-    return Transcript(tuple(segments), "segments_list", {"layout": _layout(doc)})
+    return Transcript(tuple(segments), "segments_list", {"layout": layout(doc)})
 
 
 def _read_segments_json(doc: dict) -> Transcript:
@@ -128,7 +149,7 @@ def _read_segments_json(doc: dict) -> Transcript:
     top = doc.get("text")
     joined = "".join(s.extra["json"].get(s.extra["text_key"], "") for s in segments)
     mode = "concat" if top == joined else "space" if top == " ".join(s.text.strip() for s in segments) else "keep"
-    return Transcript(tuple(segments), "segments_json", {"doc": doc, "layout": _layout(items), "text_mode": mode})
+    return Transcript(tuple(segments), "segments_json", {"doc": doc, "layout": layout(items), "text_mode": mode})
 
 
 def _read_sglang_verbose(doc: dict) -> Transcript:
@@ -138,7 +159,7 @@ def _read_sglang_verbose(doc: dict) -> Transcript:
     # The raw markup is the truth: the server's regex drops an unclosed tail from
     # `segments`. Listed segments lend their other fields to the raw ones, in order.
     columns, build, _ = moss.parse_columns(doc["text"], listed)
-    return Transcript(format="sglang_verbose", meta={"doc": doc, "layout": _layout(listed)}, columns=columns,
+    return Transcript(format="sglang_verbose", meta={"doc": doc, "layout": layout(listed)}, columns=columns,
                       build=build)
 
 
@@ -153,12 +174,19 @@ def _read_text_json(doc: dict) -> Transcript:
     return Transcript(segments, "text_json", {"doc": doc})
 
 
+def _read_other(doc: dict) -> Transcript:
+    from . import jsonturns
+    if jsonturns.shape(doc) == "hf_chunks":
+        return jsonturns.read_hf_chunks(doc, number)
+    return jsonturns.read_turns(doc, segment)
+
+
 _READERS = {"segments_list": _read_segments_list, "segments_json": _read_segments_json,
             "sglang_verbose": _read_sglang_verbose, "sglang_json": _read_sglang_json,
-            "text_json": _read_text_json}
+            "text_json": _read_text_json, "hf_chunks": _read_other, "turns_json": _read_other}
 
 
-def _layout(items: list) -> dict:
+def layout(items: list) -> dict:
     """How the segments spelled their keys and ids, so new segments look like old ones."""
     first = items[0] if items and isinstance(items[0], dict) else {}
     keys = next(((s, e, k) for s, e, k in TIME_KEYS if s in first and e in first), TIME_KEYS[0])
@@ -184,7 +212,7 @@ def _time_value(seconds: float, scale: float, old: Any):
     return int(value) if isinstance(old, int) and value == int(value) else value
 
 
-def _dump_item(seg: Segment, index: int, layout: dict, tag_text: bool) -> dict:
+def dump_item(seg: Segment, index: int, layout: dict, tag_text: bool) -> dict:
     old = seg.extra.get("json")
     start_key, end_key, scale = layout["time_keys"]
     # A segment a repair made anew has no old item: it carries only the fields we can
@@ -211,26 +239,45 @@ def _number_or_none(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
 
 
-def _dump_doc(doc: Any) -> str:
+def _dump_doc(doc: Any, meta: dict | None = None) -> str:
+    if (meta or {}).get("python"):  # read from a printed Python dict: write one back
+        import pprint
+        return pprint.pformat(doc, sort_dicts=False) + "\n"
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def from_python(text: str) -> Transcript | None:
+    """A printed Python dict or list (``pprint`` of a pipeline's output), or None."""
+    from . import jsonturns
+    found = jsonturns.python_literal(text)
+    if found is None:
+        return None
+    transcript = from_doc(found[0])
+    transcript.meta["python"] = True
+    if found[1]:  # a paste cut short: what it holds is read, the writer closes it
+        transcript.meta["completed"] = found[1]
+    return transcript
 
 
 def dumps(transcript: Transcript) -> str:
     fmt, meta = transcript.format, transcript.meta
     segs = transcript.segments
+    if fmt in ("hf_chunks", "turns_json"):
+        from . import jsonturns
+        return _dump_doc(jsonturns.dump_doc(transcript, dump_item), meta)
     if fmt == "segments_list":
-        layout = meta.get("layout") or _layout([])
-        return _dump_doc([_dump_item(s, i, layout, False) for i, s in enumerate(segs)])
+        shape = meta.get("layout") or layout([])
+        return _dump_doc([dump_item(s, i, shape, False) for i, s in enumerate(segs)], meta)
     doc = dict(meta.get("doc") or {})
     if fmt in ("sglang_json", "sglang_verbose"):
         doc["text"] = meta.get("prefix", "") + moss.dumps_segments(segs)
     if fmt == "sglang_verbose":
-        layout = meta.get("layout") or _layout([])
+        shape = meta.get("layout") or layout([])
         closed = [s for s in segs if s.closed]  # the server lists closed segments only
-        doc["segments"] = [_dump_item(s, i, layout, True) for i, s in enumerate(closed)]
+        doc["segments"] = [dump_item(s, i, shape, True) for i, s in enumerate(closed)]
     elif fmt == "segments_json":
-        layout = meta.get("layout") or _layout([])
-        doc["segments"] = [_dump_item(s, i, layout, False) for i, s in enumerate(segs)]
+        shape = meta.get("layout") or layout([])
+        doc["segments"] = [dump_item(s, i, shape, False) for i, s in enumerate(segs)]
         mode = meta.get("text_mode", "space")
         if mode == "concat":
             doc["text"] = "".join(item.get("text", "") for item in doc["segments"])
@@ -238,4 +285,4 @@ def dumps(transcript: Transcript) -> str:
             doc["text"] = " ".join(s.text.strip() for s in segs)
     elif fmt == "text_json":
         doc["text"] = " ".join(s.text for s in segs)
-    return _dump_doc(doc)
+    return _dump_doc(doc, meta)

@@ -30,6 +30,8 @@ def looks_like(text: str) -> bool:
 # before it when there is one, so that no pass over the bodies is needed afterwards.
 _SPLIT = re.compile(r"(?:\[" + _NUM + r"\]((?:(?!\[)\s)*))?\[" + _NUM + r"\]\[(S[0-9]{2,})\]")
 _TAIL = re.compile(r"\[" + _NUM + r"\](\s*)\Z")
+# A first segment whose start stamp is missing: "[S01]text[1.50][1.60][S02]...".
+_HEADLESS = re.compile(r"\A(\s*)\[(S[0-9]{2,})\](.*)\Z", re.S)
 
 
 def parse_columns(text: str, listed: list | None = None):
@@ -49,12 +51,21 @@ def parse_columns(text: str, listed: list | None = None):
     starts_raw, speakers, texts = parts[3::5], parts[4::5], parts[5::5]
     ends_raw = [e or "" for e in parts[6::5]]
     seps = [p or "" for p in parts[7::5]]
+    headless = _HEADLESS.match(parts[0])
+    if headless:  # read it as a segment from 0 (to its closing stamp or the next start), not hide it
+        prefix = headless.group(1)
+        starts_raw.insert(0, "")
+        speakers.insert(0, headless.group(2))
+        texts.insert(0, headless.group(3))
+        ends_raw.insert(0, parts[1] or starts_raw[1])
+        seps.insert(0, parts[2] or "")
     tail = _TAIL.search(texts[-1])
     if tail:
         texts[-1] = texts[-1][:tail.start()]
     ends_raw.append(tail.group(1) if tail else "")
     seps.append(tail.group(2) if tail else "")
-    starts = np.fromiter(map(float, starts_raw), dtype=np.float64, count=len(starts_raw))
+    starts = np.fromiter((float(s or 0) for s in starts_raw) if headless else map(float, starts_raw),
+                         dtype=np.float64, count=len(starts_raw))
     closed = np.fromiter(map(bool, ends_raw), dtype=bool, count=len(ends_raw))
     ends = starts.copy()
     if closed.any():
@@ -64,8 +75,12 @@ def parse_columns(text: str, listed: list | None = None):
 
     def build(i: int) -> Segment:
         extra = {"raw_start": starts_raw[i]}
-        if i < len(listed) and isinstance(listed[i], dict):
-            extra["json"], extra["tagged"] = listed[i], True
+        if headless and i == 0:
+            extra = {"raw_start": None, "headless": Span(float(starts[0]), float(ends[0])),
+                     "open_end": parts[1] is None}
+        j = i - 1 if headless else i  # the server's segment list never holds a headless segment
+        if 0 <= j < len(listed) and isinstance(listed[j], dict):
+            extra["json"], extra["tagged"] = listed[j], True
         if ends_raw[i]:
             extra["raw_end"], extra["sep"] = ends_raw[i], seps[i]
         return Segment(Span(float(starts[i]), float(ends[i])), speakers[i], texts[i], bool(closed[i]), extra)
@@ -94,6 +109,10 @@ def format_time(value: float, raw: str | None = None) -> str:
 def dump_segment(seg: Segment) -> str:
     span = seg.span if seg.span is not None else Span(0.0, 0.0)
     speaker = seg.speaker if seg.speaker and OPENING.fullmatch(f"[0][{seg.speaker}]") else "S01"
+    if seg.extra.get("headless") == span:  # written as it came, without the stamps it lacked
+        if seg.extra["open_end"]:
+            return f"[{speaker}]{seg.text}"
+        return f"[{speaker}]{seg.text}[{format_time(span.end, seg.extra.get('raw_end'))}]" + seg.extra.get("sep", "")
     head = f"[{format_time(span.start, seg.extra.get('raw_start'))}][{speaker}]{seg.text}"
     if not seg.closed:
         return head

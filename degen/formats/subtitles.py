@@ -8,16 +8,20 @@ import regex
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
+from .timecode import clock_seconds
 
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
 _CUE_TIME = regex.compile(r"^\s*" + _TIME + r"\s*-->\s*" + _TIME + r"(.*)$")
 _TAG = regex.compile(r"^\[(S\d{2,})\]\s?")
 _VOICE = regex.compile(r"^<v(?:\.[^ >]*)?\s+([^>]+)>")
+_CLOCK_LINE = regex.compile(r"^\s*\d+:\d{2}[:.,\d]*\s*-")
 _NAME = regex.compile(r"^([\p{L}][\p{L}\p{N}_ .'-]{0,30}?):\s")
 
 
 def looks_like_srt(text: str) -> bool:
-    return bool(regex.match(r"\A\s*\d+\s*\r?\n\s*" + _TIME + r"\s*-->", text))
+    """A cue number, then a line that opens with a time: SRT, even when its arrow is broken
+    (the reader then names the bad line instead of it passing for plain text)."""
+    return bool(regex.match(r"\A\s*\d+\s*\r?\n\s*\d+:\d{2}", text))
 
 
 def looks_like_vtt(text: str) -> bool:
@@ -26,11 +30,10 @@ def looks_like_vtt(text: str) -> bool:
 
 def _seconds(groups: tuple, line_no: int) -> float:
     hours, minutes, seconds, millis = groups
-    if int(minutes) > 59 or int(seconds) > 59:
-        raise FormatError(f"timecode minutes/seconds out of range ({minutes}:{seconds})",
-                          where=f"line {line_no}", field="time")
-    total_ms = ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int(millis.ljust(3, "0"))
-    return total_ms / 1000  # one division: 1.348 stays 1.348
+    if int(minutes) > 59:
+        raise FormatError(f"timecode minutes out of range ({minutes}:{seconds})", where=f"line {line_no}",
+                          field="time")
+    return clock_seconds(hours, minutes, seconds, millis, f"line {line_no}")
 
 
 def _blocks(text: str):
@@ -52,10 +55,14 @@ def _cues(text: str, vtt: bool):
     for first, lines in _blocks(text):
         time_at = next((i for i, line in enumerate(lines) if "-->" in line), None)
         if time_at is None:
-            if vtt:  # header, NOTE, STYLE and REGION blocks
+            broken = next((i for i, line in enumerate(lines) if _CLOCK_LINE.match(line)), None)
+            if broken is not None and (not vtt or broken == 0):  # a cue whose arrow is broken
+                time_at = broken
+            elif vtt:  # header, NOTE, STYLE and REGION blocks
                 continue
-            raise FormatError("cue has no 'start --> end' line", where=f"line {first}",
-                              hint="each SRT cue is: number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', text")
+            else:
+                raise FormatError("cue has no 'start --> end' line", where=f"line {first}",
+                                  hint="each SRT cue is: number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', text")
         match = _CUE_TIME.match(lines[time_at])
         if not match:
             raise FormatError(f"bad timecode line {lines[time_at].strip()!r}", where=f"line {first + time_at}",
@@ -66,7 +73,8 @@ def _cues(text: str, vtt: bool):
             raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
                               field="end", hint="fix the cue's times")
         ident = "\n".join(lines[:time_at])
-        yield Span(start, end), "\n".join(lines[time_at + 1:]), {"id": ident, "settings": match.group(9)}
+        extra = {"id": ident, "settings": match.group(9), "timing": lines[time_at], "raw_span": Span(start, end)}
+        yield Span(start, end), "\n".join(lines[time_at + 1:]), extra
 
 
 def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
@@ -118,11 +126,15 @@ def _body(seg: Segment, style: str | None) -> str:
 
 def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
     style = transcript.meta.get("speaker_style")
+    # SRT cues are renumbered, from the first cue's number (an excerpt may start at 2626).
+    first_id = transcript.segments[0].extra.get("id", "1") if len(transcript) else "1"
+    first = int(first_id) if first_id.isdigit() else 1
     blocks = []
     for index, seg in enumerate(transcript.segments, 1):
         span = seg.span if seg.span is not None else Span(0.0, 0.0)
-        ident = str(index) if number else seg.extra.get("id", "")
-        timing = f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
+        ident = str(first + index - 1) if number else seg.extra.get("id", "")
+        timing = seg.extra["timing"] if seg.extra.get("raw_span") == span else \
+            f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
         body = _body(seg, style).strip("\n") or " "
         blocks.append("\n".join(part for part in (ident, timing, body) if part))
     return blocks
