@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import formats
 from .detect import DEFAULT, DetectConfig, Finding, analyze
-from .errors import (AudioError, ConfigError, DegenError, FormatError, ServerError, ServerRejected,
+from .errors import (AudioError, ConfigError, DegenError, FormatError, OutputError, ServerError, ServerRejected,
                      ServerTimeout, ServerUnreachable)
 from .io import read_transcript, write_atomic
 from .model import Segment, Span, Transcript
@@ -88,7 +88,9 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     label = name or _label(source)
     duration = audio_duration or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
-    report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on)
+    skipped = transcript.meta.get("skipped_lines")
+    report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on,
+                          skipped_lines=skipped if isinstance(skipped, int) else None)
     return dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
 
 
@@ -136,6 +138,6 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
 
 __all__ = [
     "read", "write", "scan", "fix", "analyze", "Transcript", "Segment", "Span", "Finding", "Report",
-    "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError",
+    "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError", "OutputError",
     "ServerError", "ServerUnreachable", "ServerTimeout", "ServerRejected", "formats",
 ]

@@ -1,15 +1,22 @@
-"""The command line: a thin layer over the library. Exit codes:
+"""The command line: a thin layer over the library. Exit codes (each means one thing):
 
-    0  clean (scan) / every flagged span repaired (fix)
-    1  degeneration found (scan) / some spans left unresolved (fix)
-    2  unusable input or arguments
-    3  the transcription server could not be reached at all
+    0    clean (scan) / every flagged span repaired (fix)
+    1    degeneration found (scan) / some spans left unresolved (fix)
+    2    unusable input, arguments or output paths
+    3    the transcription server could not be reached at all
+    4    internal error: a bug in degen (rerun with -v for the traceback and report it)
+    130  interrupted (Ctrl-C)
+
+Global options: ``-q`` (only errors and the verdict line), ``-v`` (more detail, and the
+traceback of an internal error). ``NO_COLOR`` (any value) turns colour off.
 """
 
 from __future__ import annotations
 
 import glob
+import os
 import sys
+import traceback
 from pathlib import Path
 
 import click
@@ -18,25 +25,72 @@ from . import __version__
 from .detect import SEVERITIES, DetectConfig
 from .errors import DegenError
 from .report import render_text
+from .terminal import safe
 
-EXIT_CLEAN, EXIT_FOUND, EXIT_INPUT, EXIT_SERVER = 0, 1, 2, 3
+EXIT_CLEAN, EXIT_FOUND, EXIT_INPUT, EXIT_SERVER, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+_CLICK_FLOW = (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort)
 
 
 class _Group(click.Group):
-    """Turns every DegenError into one line on stderr and its exit code."""
+    """The one boundary where errors become a line on stderr and an exit code: degen's
+    own errors keep theirs, an untranslated OS error is bad input or output (2), and
+    anything else is a bug (4), never 1, which means "degenerate"."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except DegenError as exc:
-            click.secho(f"degen: error: {exc}", fg="red", err=True)
-            ctx.exit(exc.exit_code)
+            _fail(ctx, str(exc), exc.exit_code)
+        except BrokenPipeError:  # `degen scan ... | head`: the reader left; nothing to say
+            sys.stderr = open(os.devnull, "w")
+            ctx.exit(EXIT_INPUT)
+        except KeyboardInterrupt:
+            _fail(ctx, "interrupted", EXIT_INTERRUPTED)
+        except _CLICK_FLOW:
+            raise
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            _fail(ctx, f"{exc.strerror or exc}{where}", EXIT_INPUT)
+        except Exception as exc:  # noqa: BLE001 - the boundary: report a bug, do not crash
+            if _verbosity() > 0:
+                traceback.print_exc()
+            hint = "" if _verbosity() > 0 else "; rerun with -v for the traceback"
+            _fail(ctx, f"internal error (a bug in degen): {type(exc).__name__}: {str(exc)[:200]}{hint}, and "
+                       f"please report it", EXIT_BUG)
+
+
+def _fail(ctx, message: str, code: int):
+    click.secho(f"degen: error: {safe(message)}", fg="red", err=True)
+    ctx.exit(code)
+
+
+def _verbosity() -> int:
+    """-1 with -q, 1 with -v, else 0."""
+    ctx = click.get_current_context(silent=True)
+    params = ctx.find_root().params if ctx else {}
+    return 1 if params.get("verbose") else -1 if params.get("quiet") else 0
+
+
+def _style(text: str, **kw) -> str:
+    return text if os.environ.get("NO_COLOR") else click.style(text, **kw)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="degen")
-def main():
-    """Find and repair repetition loops in speech-recognition transcripts."""
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the verdict line.")
+@click.option("-v", "--verbose", is_flag=True, help="More detail; the traceback of an internal error.")
+@click.pass_context
+def main(ctx, quiet, verbose):
+    """Find and repair repetition loops in speech-recognition transcripts.
+
+    Exit codes: 0 clean or repaired, 1 degenerate or unresolved, 2 bad input, arguments
+    or output path, 3 server unreachable, 4 internal error (a bug), 130 interrupted.
+    NO_COLOR turns colour off.
+    """
+    if quiet and verbose:
+        raise click.UsageError("-q and -v contradict each other; give one")
+    if os.environ.get("NO_COLOR"):
+        ctx.color = False
 
 
 def threshold_options(func):
@@ -92,10 +146,13 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
     """
     from . import scan as scan_one
     from .io import read_transcript
+    from .io import check_writable
     config = config_from(options)
     paths = expand(files)
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
+    if html_path:
+        check_writable(html_path, "HTML report")
     worst = EXIT_CLEAN
     for path in paths:
         transcript = read_transcript(path, fmt)  # "-" is stdin
@@ -103,7 +160,7 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
         if as_json:
             click.echo(report.to_json())
         else:
-            click.echo(render_text(report, click.style))
+            click.echo(render_text(report, _style, quiet=_verbosity() < 0, verbose=_verbosity() > 0))
         if html_path:
             from .html import render_scan
             from .io import write_atomic
@@ -184,6 +241,8 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     out_path = input_path if in_place else (out_path or _default_out(input_path))
     report_path = report_path or out_path.with_name(out_path.name + ".degen.json")
     journal_path = journal_path or out_path.with_name(out_path.name + ".degen-journal.jsonl")
+    _check_outputs(out_path, report_path, journal_path, html_path,
+                   input_path.with_name(input_path.name + ".orig") if in_place else None)
     transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
     for t in transcribers:
         t.check()  # exit 3 now, before any work, when a server is not there
@@ -196,6 +255,17 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     journal.finish()
     _print_summary(result, out_path)
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
+
+
+def _check_outputs(out_path, report_path, journal_path, html_path, backup_path) -> None:
+    """Every file fix will write, checked before any audio is sent (exit 2 now, not
+    after minutes of server work)."""
+    from .io import check_writable
+    for path, what in ((out_path, "output (--out)"), (report_path, "report (--report)"),
+                       (journal_path, "journal (--journal)"), (html_path, "HTML report (--html)"),
+                       (backup_path, "backup of the input (--in-place)")):
+        if path is not None:
+            check_writable(path, what)
 
 
 def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal):

@@ -7,10 +7,11 @@ JavaScript; no network. Tiny segments merge at overview scale, so a 10-hour,
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 from .model import Transcript
-from .report import Report, clock, summary_line
+from .report import CLOCK_LIMIT, Report, clock, summary_line
 
 WIDTH = 1200  # timeline width in px
 LANE = 16  # lane height in px
@@ -53,11 +54,28 @@ function select(id,scroll){document.querySelectorAll('.active').forEach(x=>x.cla
 
 
 def _axis(transcript: Transcript, duration: float | None) -> tuple[callable, float]:
-    """Position function (segment -> (start, end) on the axis) and the axis length."""
+    """Position function (segment -> (start, end) on the axis) and the axis length.
+
+    A corrupt time (inf, NaN, a 309-digit stamp) must not stretch the axis to nothing:
+    the axis spans the plausible times and anything beyond is drawn at its end."""
     if transcript.timed:
-        total = max(duration or 0.0, transcript.end or 0.0, 1e-9)
-        return (lambda i, s: (s.span.start, max(s.span.end, s.span.start))), total
+        total = max(_plausible(duration), _plausible(transcript.end), 1e-9)
+        if total == 1e-9:
+            total = max((_plausible(s.span.end) for s in transcript), default=1e-9) or 1e-9
+
+        def where(i, s):
+            start = _clamp(s.span.start, total)
+            return start, max(_clamp(s.span.end, total), start)
+        return where, total
     return (lambda i, s: (float(i), i + 1.0)), float(max(len(transcript), 1))
+
+
+def _plausible(value: float | None) -> float:
+    return value if value is not None and math.isfinite(value) and 0 <= value < CLOCK_LIMIT else 0.0
+
+
+def _clamp(value: float, total: float) -> float:
+    return 0.0 if math.isnan(value) else min(max(value, 0.0), total)
 
 
 def _lanes(transcript: Transcript) -> dict:
@@ -81,7 +99,7 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
         start, _ = where(a, transcript[a])
         _, end = where(b, transcript[b])
         if f.kind == "truncated" and f.span is not None:
-            start, end = f.span.start, f.span.end
+            start, end = _clamp(f.span.start, total), _clamp(f.span.end, total)
         x, w = LABEL + start * scale, max((end - start) * scale, 2.0)
         tip = f"{f.kind} {f.unit or ''} x{f.count or ''} | {clock(f.span.start) if f.span else '#' + str(a)}" \
               f" | {f.excerpt}"
