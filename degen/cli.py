@@ -23,7 +23,7 @@ import click
 
 from . import __version__
 from .detect import SEVERITIES, DetectConfig
-from .errors import DegenError
+from .errors import DegenError, ServerRejected
 from .report import render_text
 from .terminal import safe
 
@@ -40,7 +40,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except DegenError as exc:
-            _fail(ctx, str(exc), exc.exit_code)
+            _fail(ctx, str(exc) + _flag_hint(exc), exc.exit_code)
         except BrokenPipeError:  # `degen scan ... | head`: the reader left; nothing to say
             sys.stderr = open(os.devnull, "w")
             ctx.exit(EXIT_INPUT)
@@ -57,6 +57,13 @@ class _Group(click.Group):
             hint = "" if _verbosity() > 0 else "; rerun with -v for the traceback"
             _fail(ctx, f"internal error (a bug in degen): {type(exc).__name__}: {str(exc)[:200]}{hint}, and "
                        f"please report it", EXIT_BUG)
+
+
+def _flag_hint(exc: DegenError) -> str:
+    """The library names no flags; here the command line adds the one that helps."""
+    if isinstance(exc, ServerRejected) and exc.status in (401, 403):
+        return " (give it with --api-key or DEGEN_API_KEY)"
+    return ""
 
 
 def _fail(ctx, message: str, code: int):
@@ -238,12 +245,12 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
         sys.exit(EXIT_CLEAN)
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
+    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
     out_path = input_path if in_place else (out_path or _default_out(input_path))
     report_path = report_path or out_path.with_name(out_path.name + ".degen.json")
     journal_path = journal_path or out_path.with_name(out_path.name + ".degen-journal.jsonl")
     _check_outputs(out_path, report_path, journal_path, html_path,
                    input_path.with_name(input_path.name + ".orig") if in_place else None)
-    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
     for t in transcribers:
         t.check()  # exit 3 now, before any work, when a server is not there
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
