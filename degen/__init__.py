@@ -2,7 +2,7 @@
 
 >>> import degen
 >>> report = degen.scan("[0.0][S01]" + "的" * 102 + "[4.0]")
->>> report.degenerate, report.metrics.max_repetition_unit, report.metrics.max_repetition
+>>> report.degenerate, report.metrics.max_repetition.unit, report.metrics.max_repetition.count
 (True, '的', 102)
 """
 
@@ -27,7 +27,9 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
     """A Transcript from a path, or from transcript text itself.
 
     Args:
-        source: a file path (``Path`` or a str naming an existing file), or the text.
+        source: a file path (an ``os.PathLike``, or a str naming an existing file), or
+            the transcript text itself: a str that names no existing file is text, even
+            when it ends in ``.txt``.
         format: a registry name to skip sniffing (see ``degen.formats.REGISTRY``).
     """
     if isinstance(source, Transcript):
@@ -38,11 +40,13 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
 
 
 def _is_path(text: str) -> bool:
-    if "\n" in text or len(text) > 4096:
+    """A str is a path only when it names an existing file (or is ``-``, stdin): a
+    transcript that happens to end in ".txt" is text, not a missing file."""
+    if "\n" in text or "\0" in text or len(text) > 4096:
         return False
     try:
-        return Path(text).is_file() or Path(text).suffix.lower() in {".json", ".srt", ".vtt", ".txt"}
-    except OSError:
+        return Path(text).is_file()
+    except (OSError, ValueError):
         return False
 
 
@@ -79,6 +83,7 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         gpu_mem: GiB of the server's GPU, for max_new_tokens numbers in the advice.
 
     Example:
+        >>> import degen
         >>> degen.scan("[0.0][S01]no, no, no, no, no[2.0]").degenerate
         False
     """

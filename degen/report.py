@@ -13,6 +13,39 @@ from .model import Span
 from .terminal import pad, plural, safe, seconds, shorten
 
 
+class Repetition(int):
+    """The largest repeat count inside one segment, with its unit: reads like the JSON's
+    ``{"unit": ..., "count": ...}`` (``.unit``, ``.count``) and still compares as the
+    count, as it did when it was a plain int.
+
+    >>> r = Repetition("的", 102)
+    >>> r.unit, r.count, r == 102
+    ('的', 102, True)
+    """
+
+    unit: str | None
+
+    def __new__(cls, unit: str | None, count: int) -> "Repetition":
+        value = super().__new__(cls, count)
+        value.unit = unit
+        return value
+
+    @property
+    def count(self) -> int:
+        return int(self)
+
+    def to_dict(self) -> dict:
+        return {"unit": self.unit, "count": self.count}
+
+    def __repr__(self) -> str:
+        return f"Repetition(unit={self.unit!r}, count={self.count})"
+
+    def __str__(self) -> str:  # formats as the count, as the int did
+        return str(self.count)
+
+    __format__ = lambda self, spec: format(self.count, spec)  # noqa: E731
+
+
 @dataclass(frozen=True, slots=True)
 class Metrics:
     """The seed's three numbers and a few more.
@@ -21,8 +54,9 @@ class Metrics:
         segments: how many segments.
         consecutive_repeated_segments: segments whose normalised text equals the one
             just before (a run of n equal segments counts n-1).
-        max_repetition_unit / max_repetition: the unit with the largest repeat count
-            inside any one segment's text, and that count.
+        max_repetition: the unit with the largest repeat count inside any one segment's
+            text, and that count (``.unit``, ``.count``; ``max_repetition_unit`` is the
+            unit too).
         flagged_seconds: seconds covered by findings that make the transcript degenerate.
         duration: the audio's length when known, else the transcript's last end time.
         max_compression_ratio / segments_over_compression: whisper's zlib signal, per
@@ -31,18 +65,21 @@ class Metrics:
 
     segments: int
     consecutive_repeated_segments: int
-    max_repetition_unit: str | None
-    max_repetition: int
+    max_repetition: Repetition
     flagged_seconds: float
     duration: float | None
     max_compression_ratio: float
     segments_over_compression: int
 
+    @property
+    def max_repetition_unit(self) -> str | None:
+        return self.max_repetition.unit
+
     def to_dict(self) -> dict:
         return {
             "segments": self.segments,
             "consecutive_repeated_segments": self.consecutive_repeated_segments,
-            "max_repetition": {"unit": self.max_repetition_unit, "count": self.max_repetition},
+            "max_repetition": self.max_repetition.to_dict(),
             "flagged_seconds": round(self.flagged_seconds, 3),
             "duration": None if self.duration is None else round(self.duration, 3),
             "max_compression_ratio": round(self.max_compression_ratio, 2),
@@ -57,7 +94,7 @@ class Report:
     >>> import degen
     >>> r = degen.scan("[0.0][S01]" + "フ" * 170 + "[3.0]")
     >>> r.degenerate, r.metrics.max_repetition
-    (True, 170)
+    (True, Repetition(unit='フ', count=170))
     """
 
     source: str
@@ -102,8 +139,8 @@ def build_report(source: str, fmt: str, analysis: Analysis, duration: float | No
                  advice: tuple[str, ...] = (), skipped_lines: int | None = None) -> Report:
     flagged = [f.span for f in analysis.findings
                if f.span is not None and SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
-    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments, analysis.max_repetition_unit,
-                      analysis.max_repetition, union_seconds(flagged), duration,
+    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments,
+                      Repetition(analysis.max_repetition_unit, analysis.max_repetition), union_seconds(flagged), duration,
                       analysis.max_compression_ratio, analysis.segments_over_compression)
     return Report(source, fmt, analysis.findings, metrics, fail_on, advice, skipped_lines)
 
