@@ -306,7 +306,7 @@ def _write_outputs(result, transcript, input_path, out_path, report_path, in_pla
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if html_path:
         from .html import render_fix
-        write_atomic(html_path, render_fix(result, transcript))
+        write_atomic(html_path, render_fix(result, transcript, output=str(out_path)))
 
 
 def _metrics_line(m) -> str:
