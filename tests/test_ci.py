@@ -66,3 +66,17 @@ def test_browser_test_fails_in_ci_without_a_browser(tmp_path):
                            "tests/test_html.py::test_browser_renders_timeline_and_findings"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "SKIPPED" in done.stdout
+
+
+def make_dry_run(target, tmp_path):
+    done = subprocess.run(["make", "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_make_demo_installs_only_what_the_demo_uses(tmp_path):
+    demo = make_dry_run("demo", tmp_path)
+    assert "pip install --quiet -e ." in demo and "asr" not in demo and "test]" not in demo
+    test = make_dry_run("test", tmp_path)
+    assert "-e '.[test,asr]'" in test and "ensure-chromium.sh" in test
