@@ -227,7 +227,8 @@ def plan(gpu_mem_gib: float, model: str | ModelSpec = "moss-transcribe-diarize",
                      f"> KV capacity {capacity}: expect OOM or a truncated transcript")
     cut = None if expected is None else expected > max_new_tokens
     if cut:
-        notes.append(f"expected output {expected} tokens > max_new_tokens {max_new_tokens}: the transcript would be cut")
+        notes.append(f"expected output {expected} tokens > max_new_tokens {max_new_tokens}: "
+                     f"the transcript would be cut")
     risk = oom_risk(spec, gpu_mem_gib, fraction)
     seen = measured(spec, gpu_mem_gib, fraction)
     peak = peak_gib(spec, gpu_mem_gib, fraction)

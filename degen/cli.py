@@ -6,6 +6,7 @@
     3    the transcription server could not be reached at all
     4    internal error: a bug in degen (rerun with -v for the traceback and report it)
     130  interrupted (Ctrl-C)
+    141  the output pipe was closed early (``degen scan ... | head``), as a shell reports SIGPIPE
 
 Global options: ``-q`` (only errors and the verdict line), ``-v`` (more detail, and the
 traceback of an internal error). ``NO_COLOR`` (any value) turns colour off.
@@ -28,6 +29,7 @@ from .report import render_text
 from .terminal import safe
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_INPUT, EXIT_SERVER, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_PIPE = 141  # the reader of our output went away (128 + SIGPIPE, as a shell reports it)
 _CLICK_FLOW = (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort)
 
 
@@ -42,8 +44,8 @@ class _Group(click.Group):
         except DegenError as exc:
             _fail(ctx, str(exc) + _flag_hint(exc), exc.exit_code)
         except BrokenPipeError:  # `degen scan ... | head`: the reader left; nothing to say
-            sys.stderr = open(os.devnull, "w")
-            ctx.exit(EXIT_INPUT)
+            sys.stdout = open(os.devnull, "w")  # so the interpreter's final flush stays quiet
+            ctx.exit(EXIT_PIPE)
         except KeyboardInterrupt:
             _fail(ctx, "interrupted", EXIT_INTERRUPTED)
         except _CLICK_FLOW:
@@ -152,8 +154,7 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
     Exits 0 when every file is clean, 1 when one is degenerate, 2 on unusable input.
     """
     from . import scan as scan_one
-    from .io import read_transcript
-    from .io import check_writable
+    from .io import check_writable, read_transcript
     config = config_from(options)
     paths = expand(files)
     if html_path and len(paths) != 1:

@@ -139,9 +139,9 @@ def build_report(source: str, fmt: str, analysis: Analysis, duration: float | No
                  advice: tuple[str, ...] = (), skipped_lines: int | None = None) -> Report:
     flagged = [f.span for f in analysis.findings
                if f.span is not None and SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
-    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments,
-                      Repetition(analysis.max_repetition_unit, analysis.max_repetition), union_seconds(flagged), duration,
-                      analysis.max_compression_ratio, analysis.segments_over_compression)
+    worst = Repetition(analysis.max_repetition_unit, analysis.max_repetition)
+    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments, worst, union_seconds(flagged),
+                      duration, analysis.max_compression_ratio, analysis.segments_over_compression)
     return Report(source, fmt, analysis.findings, metrics, fail_on, advice, skipped_lines)
 
 

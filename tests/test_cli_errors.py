@@ -143,3 +143,11 @@ def test_audio_errors_are_translated_once(tmp_path):
     junk.write_bytes(b"not audio at all" * 100)
     with pytest.raises(AudioError, match=r"junk.wav: cannot read audio \(.+\); use WAV"):
         Audio.open(junk)
+
+
+def test_a_closed_output_pipe_is_quiet_and_not_exit_1():
+    files = " ".join([str(SEED / "degenerate.json")] * 80)  # ~170 KB of JSON, past any pipe buffer
+    done = subprocess.run(f"{sys.executable} -m degen scan --json {files} | head -c 1; "
+                          "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 141 and "Traceback" not in done.stderr and "Exception" not in done.stderr

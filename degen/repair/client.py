@@ -210,7 +210,8 @@ class HttpTranscriber:
         detail = _detail(reply)
         if reply.status_code == 404 and "model" in detail.lower():
             listed = self.check()
-            hint = f"; the server lists: {', '.join(listed)}" if listed else "; send no model to use the server's default"
+            hint = (f"; the server lists: {', '.join(listed)}" if listed
+                    else "; send no model to use the server's default")
             return ServerRejected(f"{self.base_url}: model {self.model!r} not found{hint}",
                                   url=self.base_url, status=404)
         if reply.status_code == 404:
