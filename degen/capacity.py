@@ -23,6 +23,9 @@ FIT_HEADROOM = 1.10  # recommend a pool 10% larger than the recording strictly n
 # Without a recording's length, pools are sized for this long a recording: the seed's
 # recommended default on 24 GiB (0.55) covers up to 60 min. Pool size costs no speed.
 REFERENCE_MINUTES = 60
+# Sanity bounds on inputs (also refuse inf and nan): far beyond any card or recording.
+MAX_GPU_GIB = 100_000
+MAX_AUDIO_MINUTES = 100_000
 DEFAULT_MAX_NEW_TOKENS = 32768  # the seed's default: 2^15 covers 50-60 min of output
 OUTPUT_MARGIN = 1.25  # max_new_tokens covers the expected output by this much
 
@@ -202,8 +205,12 @@ def plan(gpu_mem_gib: float, model: str | ModelSpec = "moss-transcribe-diarize",
     96.4
     """
     spec = _spec(model, overrides)
-    if gpu_mem_gib <= 0 or (fraction is not None and not 0 < fraction < 1):
-        raise ConfigError("the GPU memory must be > 0 GiB and the fraction between 0 and 1")
+    if not 0 < gpu_mem_gib <= MAX_GPU_GIB or (fraction is not None and not 0 < fraction < 1):
+        raise ConfigError(f"the GPU memory must be between 0 and {MAX_GPU_GIB:g} GiB and the fraction between 0 "
+                          f"and 1 (got {gpu_mem_gib!r} GiB, fraction {fraction!r})")
+    if audio_minutes is not None and not 0 <= audio_minutes <= MAX_AUDIO_MINUTES:
+        raise ConfigError(f"the audio length must be between 0 and {MAX_AUDIO_MINUTES:g} minutes "
+                          f"(got {audio_minutes!r}); split longer recordings")
     _check_card(spec, gpu_mem_gib)
     seconds = audio_minutes * 60 if audio_minutes else None
     audio_tokens = math.ceil(spec.audio_tokens_per_second * seconds) if seconds else None

@@ -15,6 +15,7 @@ traceback of an internal error). ``NO_COLOR`` (any value) turns colour off.
 from __future__ import annotations
 
 import glob
+import math
 import os
 import sys
 import traceback
@@ -80,6 +81,17 @@ def _verbosity() -> int:
     return 1 if params.get("verbose") else -1 if params.get("quiet") else 0
 
 
+class _Finite(click.FloatRange):
+    """A float range that also refuses inf and nan (float() accepts both, and no option
+    means them): exit 2 with click's usual message instead of an overflow later."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
 def _style(text: str, **kw) -> str:
     return text if os.environ.get("NO_COLOR") else click.style(text, **kw)
 
@@ -110,8 +122,8 @@ def threshold_options(func):
         click.option("--min-repeats-evidence", type=click.IntRange(2), help="Copies that make a loop when timing agrees [4]."),
         click.option("--min-segment-repeats", type=click.IntRange(2), help="Identical consecutive segments of one speaker [5]."),
         click.option("--max-period", type=click.IntRange(1, 512), help="Longest unit searched, in tokens [64]."),
-        click.option("--max-cjk-rate", type=click.FloatRange(0, min_open=True), help="CJK graphemes per second speech can hold [12]."),
-        click.option("--max-word-rate", type=click.FloatRange(0, min_open=True), help="Words per second speech can hold [7]."),
+        click.option("--max-cjk-rate", type=_Finite(0, min_open=True), help="CJK graphemes per second speech can hold [12]."),
+        click.option("--max-word-rate", type=_Finite(0, min_open=True), help="Words per second speech can hold [7]."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), default="medium", show_default=True,
                      help="Lowest severity that counts as degenerate."),
     ]
@@ -141,9 +153,9 @@ def expand(patterns: tuple[str, ...]) -> list[str]:
 @click.argument("files", nargs=-1, required=True)
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed from the content when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, one per line.")
-@click.option("--audio-duration", type=click.FloatRange(0, min_open=True), metavar="S",
+@click.option("--audio-duration", type=_Finite(0, min_open=True), metavar="S",
               help="Audio length in seconds, to catch a transcript that stops early.")
-@click.option("--gpu-mem", type=click.FloatRange(0, min_open=True), metavar="GIB",
+@click.option("--gpu-mem", type=_Finite(0, min_open=True), metavar="GIB",
               help="GPU memory of the server, for max_new_tokens advice.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML timeline (one file scanned only).")
@@ -197,18 +209,18 @@ def _default_out(path: Path) -> Path:
 @click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
 @click.option("--temperatures", "schedule", default="0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4", show_default=True,
               help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span].")
-@click.option("--repetition-penalty", type=click.FloatRange(0, 2, min_open=True),
+@click.option("--repetition-penalty", type=_Finite(0, 2, min_open=True),
               help="Send this repetition_penalty with every step (servers from ~Aug 2026 honour it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
               help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
-@click.option("--pad", type=click.FloatRange(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
-@click.option("--max-span", type=click.FloatRange(1), default=30.0, show_default=True,
+@click.option("--pad", type=_Finite(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
+@click.option("--max-span", type=_Finite(1), default=30.0, show_default=True,
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
-@click.option("--anchor-seconds", type=click.FloatRange(0), default=15.0, show_default=True,
+@click.option("--anchor-seconds", type=_Finite(0), default=15.0, show_default=True,
               help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
-@click.option("--timeout", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds per request.")
+@click.option("--timeout", type=_Finite(1), default=300.0, show_default=True, help="Seconds per request.")
 @click.option("--in-place", is_flag=True, help="Overwrite INPUT (a copy is kept as INPUT.orig).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and send nothing.")
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed when omitted.")
@@ -340,20 +352,20 @@ def _print_plan(plan, audio_seconds: float) -> None:
 
 
 @main.command("plan")
-@click.option("--gpu-mem", type=click.FloatRange(0, min_open=True), required=True, metavar="GIB",
+@click.option("--gpu-mem", type=_Finite(0, min_open=True), required=True, metavar="GIB",
               help="GPU memory of the server's card.")
 @click.option("--model", default="moss-transcribe-diarize", show_default=True,
               help="moss-transcribe-diarize, whisper-large-v3, or a name with --layers/--kv-heads/--head-dim.")
-@click.option("--fraction", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--fraction", type=_Finite(0, 1, min_open=True, max_open=True),
               help="mem-fraction-static; recommended when omitted.")
-@click.option("--audio-minutes", type=click.FloatRange(0, min_open=True), help="Length of the recording.")
+@click.option("--audio-minutes", type=_Finite(0, min_open=True), help="Length of the recording.")
 @click.option("--max-new-tokens", type=click.IntRange(1), help="Output cap per request; recommended when omitted.")
 @click.option("--layers", type=click.IntRange(1))
 @click.option("--kv-heads", type=click.IntRange(1))
 @click.option("--head-dim", type=click.IntRange(1))
 @click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32", "fp8", "int8"]))
-@click.option("--weights-gib", type=click.FloatRange(0))
-@click.option("--overhead-gib", type=click.FloatRange(0))
+@click.option("--weights-gib", type=_Finite(0))
+@click.option("--overhead-gib", type=_Finite(0))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(gpu_mem, model, fraction, audio_minutes, max_new_tokens, as_json, **overrides):
     """KV capacity, max_new_tokens and mem-fraction-static for an SGLang-Omni server."""

@@ -151,3 +151,17 @@ def test_a_closed_output_pipe_is_quiet_and_not_exit_1():
                           "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
                           text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 141 and "Traceback" not in done.stderr and "Exception" not in done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("scan", "--audio-duration", "inf", SEED / "clean.json"),
+    ("scan", "--audio-duration", "nan", SEED / "clean.json"),
+    ("scan", "--max-word-rate", "nan", SEED / "clean.json"),
+    ("plan", "--gpu-mem", "inf"),
+    ("plan", "--gpu-mem", "1e308"),
+    ("plan", "--gpu-mem", "24", "--audio-minutes", "1e308"),
+    ("plan", "--gpu-mem", "24", "--fraction", "nan"),
+])
+def test_infinite_or_absurd_numbers_are_argument_errors(args):
+    result = run(*args)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
