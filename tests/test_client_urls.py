@@ -143,3 +143,10 @@ def test_credentials_never_reach_output_or_files(make_server, seed_audio, tmp_pa
             assert SECRET not in path.read_text(encoding="utf-8"), path
     report = json.loads((tmp_path / "fixed.json.degen.json").read_text(encoding="utf-8"))
     assert "127.0.0.1" in json.dumps(report)  # the server is named, without its password
+
+
+def test_a_wrong_path_says_which_url_to_give(make_server, request_):
+    server = make_server()
+    with pytest.raises(ServerRejected, match="root URL") as err:
+        HttpTranscriber(server.url + "/asr", backoff=0.01).transcribe(request_)
+    assert err.value.status == 404 and "/asr/v1/audio/transcriptions" in str(err.value)
