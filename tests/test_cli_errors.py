@@ -165,3 +165,17 @@ def test_a_closed_output_pipe_is_quiet_and_not_exit_1():
 def test_infinite_or_absurd_numbers_are_argument_errors(args):
     result = run(*args)
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+
+
+def test_scan_html_path_is_checked_before_scanning(tmp_path, monkeypatch):
+    monkeypatch.setattr(degen, "scan", boom)  # scanning would exit 4: the check must come first
+    result = run("scan", "--html", tmp_path / "no" / "r.html", SEED / "clean.json")
+    assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_interrupt_at_the_boundary_exits_130(monkeypatch):
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(degen, "scan", interrupted)
+    result = run("scan", SEED / "clean.json")
+    assert result.exit_code == 130 and "interrupted" in result.output
