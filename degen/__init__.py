@@ -2,7 +2,7 @@
 
 >>> import degen
 >>> report = degen.scan("[0.0][S01]" + "的" * 102 + "[4.0]")
->>> report.degenerate, report.metrics.max_repetition_unit, report.metrics.max_repetition
+>>> report.degenerate, report.metrics.max_repetition.unit, report.metrics.max_repetition.count
 (True, '的', 102)
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import formats
 from .detect import DEFAULT, DetectConfig, Finding, analyze
-from .errors import (AudioError, ConfigError, DegenError, FormatError, ServerError, ServerRejected,
+from .errors import (AudioError, ConfigError, DegenError, FormatError, OutputError, ServerError, ServerRejected,
                      ServerTimeout, ServerUnreachable)
 from .io import read_transcript, write_atomic
 from .model import Segment, Span, Transcript
@@ -27,7 +27,9 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
     """A Transcript from a path, or from transcript text itself.
 
     Args:
-        source: a file path (``Path`` or a str naming an existing file), or the text.
+        source: a file path (an ``os.PathLike``, or a str naming an existing file), or
+            the transcript text itself: a str that names no existing file is text, even
+            when it ends in ``.txt``.
         format: a registry name to skip sniffing (see ``degen.formats.REGISTRY``).
     """
     if isinstance(source, Transcript):
@@ -38,11 +40,13 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
 
 
 def _is_path(text: str) -> bool:
-    if "\n" in text or len(text) > 4096:
+    """A str is a path only when it names an existing file (or is ``-``, stdin): a
+    transcript that happens to end in ".txt" is text, not a missing file."""
+    if "\n" in text or "\0" in text or len(text) > 4096:
         return False
     try:
-        return Path(text).is_file() or Path(text).suffix.lower() in {".json", ".srt", ".vtt", ".txt"}
-    except OSError:
+        return Path(text).is_file()
+    except (OSError, ValueError):
         return False
 
 
@@ -79,6 +83,7 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         gpu_mem: GiB of the server's GPU, for max_new_tokens numbers in the advice.
 
     Example:
+        >>> import degen
         >>> degen.scan("[0.0][S01]no, no, no, no, no[2.0]").degenerate
         False
     """
@@ -88,7 +93,9 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     label = name or _label(source)
     duration = audio_duration or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
-    report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on)
+    skipped = transcript.meta.get("skipped_lines")
+    report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on,
+                          skipped_lines=skipped if isinstance(skipped, int) else None)
     return dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
 
 
@@ -136,6 +143,6 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
 
 __all__ = [
     "read", "write", "scan", "fix", "analyze", "Transcript", "Segment", "Span", "Finding", "Report",
-    "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError",
+    "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError", "OutputError",
     "ServerError", "ServerUnreachable", "ServerTimeout", "ServerRejected", "formats",
 ]

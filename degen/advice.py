@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from .capacity import plan as capacity_plan
+from .errors import ConfigError
 
 
 def advise(report, transcript=None, gpu_mem: float | None = None) -> tuple[str, ...]:
@@ -34,7 +35,10 @@ def _truncation_advice(report, gpu_mem: float | None) -> str:
             "raise max_new_tokens within the KV capacity, or raise mem-fraction-static (needs a restart)")
     minutes = report.metrics.duration / 60 if report.metrics.duration else None
     if gpu_mem and minutes:
-        p = capacity_plan(gpu_mem, audio_minutes=minutes)
+        try:
+            p = capacity_plan(gpu_mem, audio_minutes=minutes)
+        except ConfigError as exc:  # advice, not a verdict: say why there are no numbers
+            return f"{text}; {exc}"
         text += (f"; for {minutes:.0f} min on {gpu_mem:g} GiB: max_new_tokens {p.max_new_tokens}, "
                  f"mem-fraction-static {p.fraction:.2f} (KV capacity {p.kv_capacity:,} tokens"
                  f"{', OOM risk' if p.oom_risk else ''})")

@@ -20,6 +20,13 @@ DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "fp8": 1, "int8": 1}
 # Headroom kept free beyond the estimated peak: a "24 GB" card reports 23.5 GiB to CUDA.
 OOM_MARGIN_GIB = 1.0
 FIT_HEADROOM = 1.10  # recommend a pool 10% larger than the recording strictly needs
+# Without a recording's length, pools are sized for this long a recording: the seed's
+# recommended default on 24 GiB (0.55) covers up to 60 min. Pool size costs no speed.
+REFERENCE_MINUTES = 60
+# Sanity bounds on inputs (also refuse inf and nan): far beyond any card or recording.
+MAX_GPU_GIB = 100_000
+MAX_AUDIO_MINUTES = 100_000
+DEFAULT_MAX_NEW_TOKENS = 32768  # the seed's default: 2^15 covers 50-60 min of output
 OUTPUT_MARGIN = 1.25  # max_new_tokens covers the expected output by this much
 
 
@@ -78,8 +85,26 @@ def peak_gib(spec: ModelSpec, gpu_mem_gib: float, fraction: float) -> float:
     return fraction * gpu_mem_gib + spec.dynamic_overhead_gib
 
 
+def measured(spec: ModelSpec, gpu_mem_gib: float, fraction: float) -> str | None:
+    """What the seed saw for this exact configuration, if it ran it."""
+    if spec.name != "moss-transcribe-diarize":
+        return None
+    return MEASURED.get((float(gpu_mem_gib), round(fraction, 2)))
+
+
 def oom_risk(spec: ModelSpec, gpu_mem_gib: float, fraction: float) -> bool:
+    """A measurement wins over the estimate: the estimate's dynamic overhead was measured
+    on one 24 GiB card, and the seed ran 16 GiB at 0.80 for 50 min without OOM."""
+    seen = measured(spec, gpu_mem_gib, fraction)
+    if seen is not None:
+        return "without OOM" not in seen
     return peak_gib(spec, gpu_mem_gib, fraction) > gpu_mem_gib - OOM_MARGIN_GIB
+
+
+def minimum_gpu_gib(spec: ModelSpec) -> float:
+    """The smallest card with any KV pool clear of the estimated peak: weights, fixed
+    overhead, dynamic overhead and the margin."""
+    return spec.weights_gib + spec.overhead_gib + spec.dynamic_overhead_gib + OOM_MARGIN_GIB
 
 
 @dataclass(frozen=True)
@@ -108,28 +133,64 @@ class CapacityPlan:
 
 
 def largest_safe_fraction(spec: ModelSpec, gpu_mem_gib: float) -> float:
-    return math.floor((gpu_mem_gib - OOM_MARGIN_GIB - spec.dynamic_overhead_gib) / gpu_mem_gib * 100) / 100
+    """The largest fraction (in steps of 0.01) not at risk of OOM: clear of the estimated
+    peak, or measured without OOM in the seed."""
+    estimate = math.floor((gpu_mem_gib - OOM_MARGIN_GIB - spec.dynamic_overhead_gib) / gpu_mem_gib * 100) / 100
+    seen = [f for (gpu, f), what in MEASURED.items()
+            if gpu == float(gpu_mem_gib) and "without OOM" in what and measured(spec, gpu, f)]
+    return max([estimate, *seen])
 
 
-def recommend_fraction(spec: ModelSpec, gpu_mem_gib: float, needed_tokens: int | None) -> tuple[float, list[str]]:
-    """The smallest fraction (in steps of 0.05) that fits the need with 10% headroom,
-    or with no recording given the largest clear of the estimated OOM peak. The pool's
-    size does not change decoding speed (seed: 199.9 s at both 0.55 and 0.60)."""
+def fraction_for(spec: ModelSpec, gpu_mem_gib: float, tokens: int) -> float:
+    """The smallest fraction (in steps of 0.05) whose pool holds ``tokens`` with 10% headroom."""
+    need_gib = tokens * FIT_HEADROOM * spec.bytes_per_token / GIB + spec.weights_gib + spec.overhead_gib
+    return max(0.05, math.ceil(round(need_gib / gpu_mem_gib * 20, 9)) / 20)
+
+
+def recommend_fraction(spec: ModelSpec, gpu_mem_gib: float, audio_minutes: float | None,
+                       max_new_tokens: int | None) -> tuple[float, list[str]]:
+    """One answer per card: the smallest fraction (steps of 0.05) whose pool holds the
+    reference recording (``REFERENCE_MINUTES``) and its output cap with 10% headroom.
+    A shorter recording gets the same answer; a longer one may raise it, and a note says
+    why. Never above the largest fraction clear of OOM: then that one, with a note. A
+    pool's size does not change decoding speed (seed: 199.9 s at both 0.55 and 0.60)."""
     safe = largest_safe_fraction(spec, gpu_mem_gib)
-    if needed_tokens is None:
-        return max(0.05, safe), []
-    need_gib = needed_tokens * FIT_HEADROOM * spec.bytes_per_token / GIB + spec.weights_gib + spec.overhead_gib
-    fits = math.ceil(need_gib / gpu_mem_gib * 20) / 20
-    if fits <= safe:
-        return max(fits, 0.05), []
-    return min(fits, 0.95), [f"the recording needs fraction >= {fits:.2f}, above {safe:.2f}, the largest clear of "
-                             f"the estimated OOM peak: use a bigger card, split the audio or lower max_new_tokens"]
+    reference = min(_fraction_holding(spec, gpu_mem_gib, REFERENCE_MINUTES, max_new_tokens), safe)
+    if not audio_minutes or audio_minutes <= REFERENCE_MINUTES:
+        wanted, minutes, notes = reference, REFERENCE_MINUTES, []
+    else:
+        wanted, minutes = _fraction_holding(spec, gpu_mem_gib, audio_minutes, max_new_tokens), audio_minutes
+        notes = [f"{audio_minutes:g} min is longer than the {REFERENCE_MINUTES} min the default "
+                 f"({reference:.2f}) holds: its pool needs {wanted:.2f}"] if wanted > reference else []
+    if wanted <= safe:
+        return min(wanted, 0.95), notes
+    notes.append(f"holding {minutes:g} min needs fraction {wanted:.2f}, above {safe:.2f}, the largest clear of OOM: "
+                 f"recommending {safe:.2f}; for longer audio use a bigger card, split the audio or lower "
+                 f"max_new_tokens")
+    return safe, notes
+
+
+def _fraction_holding(spec: ModelSpec, gpu_mem_gib: float, minutes: float, max_new_tokens: int | None) -> float:
+    seconds = minutes * 60
+    cap = max_new_tokens or output_cap(math.ceil(spec.output_tokens_per_second * seconds))
+    return fraction_for(spec, gpu_mem_gib, math.ceil(spec.audio_tokens_per_second * seconds) + cap)
+
+
+def output_cap(expected: int) -> int:
+    """The seed's 32768 up to 60 min of output; beyond, a power of two covering the
+    expected output by 25%."""
+    return max(DEFAULT_MAX_NEW_TOKENS, 1 << math.ceil(math.log2(max(1, expected * OUTPUT_MARGIN))))
 
 
 def recommend_max_new_tokens(spec: ModelSpec, expected: int | None, capacity: int, audio_tokens: int) -> int:
-    """A power of two covering the expected output by 25%, within the KV capacity."""
-    target = int((expected or 0) * OUTPUT_MARGIN) or 32768
+    """A power of two covering the expected output by 25%, within the KV capacity; when
+    that power of two does not fit but the room left does cover the expected output,
+    the room itself (in steps of 1024)."""
+    target = int((expected or 0) * OUTPUT_MARGIN) or DEFAULT_MAX_NEW_TOKENS
     value = 1 << max(9, math.ceil(math.log2(target)))
+    room = (capacity - audio_tokens) // 1024 * 1024
+    if audio_tokens + value > capacity and expected and room >= expected:
+        return room
     while value > 512 and audio_tokens + value > capacity:
         value //= 2
     return value
@@ -144,17 +205,24 @@ def plan(gpu_mem_gib: float, model: str | ModelSpec = "moss-transcribe-diarize",
     96.4
     """
     spec = _spec(model, overrides)
-    if gpu_mem_gib <= 0 or (fraction is not None and not 0 < fraction < 1):
-        raise ConfigError("--gpu-mem must be > 0 and --fraction between 0 and 1")
+    if not 0 < gpu_mem_gib <= MAX_GPU_GIB or (fraction is not None and not 0 < fraction < 1):
+        raise ConfigError(f"the GPU memory must be between 0 and {MAX_GPU_GIB:g} GiB and the fraction between 0 "
+                          f"and 1 (got {gpu_mem_gib!r} GiB, fraction {fraction!r})")
+    if audio_minutes is not None and not 0 <= audio_minutes <= MAX_AUDIO_MINUTES:
+        raise ConfigError(f"the audio length must be between 0 and {MAX_AUDIO_MINUTES:g} minutes "
+                          f"(got {audio_minutes!r}); split longer recordings")
+    _check_card(spec, gpu_mem_gib)
     seconds = audio_minutes * 60 if audio_minutes else None
     audio_tokens = math.ceil(spec.audio_tokens_per_second * seconds) if seconds else None
     expected = math.ceil(spec.output_tokens_per_second * seconds) if seconds else None
     notes: list[str] = []
     fraction_given = fraction is not None
     if not fraction_given:
-        need = (audio_tokens or 0) + (max_new_tokens or 32768) if seconds else None
-        fraction, notes = recommend_fraction(spec, gpu_mem_gib, need)
+        fraction, notes = recommend_fraction(spec, gpu_mem_gib, audio_minutes, max_new_tokens)
     capacity = kv_capacity(spec, gpu_mem_gib, fraction)
+    if capacity == 0:
+        raise ConfigError(f"at fraction {fraction:.2f} of {gpu_mem_gib:g} GiB the pool cannot even hold the weights "
+                          f"and overhead ({spec.weights_gib + spec.overhead_gib:.1f} GiB): raise the fraction")
     tokens_given = max_new_tokens is not None
     if not tokens_given:
         max_new_tokens = recommend_max_new_tokens(spec, expected, capacity, audio_tokens or 0)
@@ -166,20 +234,32 @@ def plan(gpu_mem_gib: float, model: str | ModelSpec = "moss-transcribe-diarize",
                      f"> KV capacity {capacity}: expect OOM or a truncated transcript")
     cut = None if expected is None else expected > max_new_tokens
     if cut:
-        notes.append(f"expected output {expected} tokens > max_new_tokens {max_new_tokens}: the transcript would be cut")
+        notes.append(f"expected output {expected} tokens > max_new_tokens {max_new_tokens}: "
+                     f"the transcript would be cut")
     risk = oom_risk(spec, gpu_mem_gib, fraction)
+    seen = measured(spec, gpu_mem_gib, fraction)
+    peak = peak_gib(spec, gpu_mem_gib, fraction)
     if risk:
-        notes.append(f"estimated peak {peak_gib(spec, gpu_mem_gib, fraction):.1f} GiB (static "
-                     f"{fraction * gpu_mem_gib:.1f} + dynamic {spec.dynamic_overhead_gib:.1f}) is near or over "
-                     f"{gpu_mem_gib:g} GiB: OOM risk; lower the fraction")
-    measured = MEASURED.get((float(gpu_mem_gib), round(fraction, 2))) if spec.name == "moss-transcribe-diarize" else None
-    if measured and risk and "without OOM" in measured:
-        notes.append("the seed ran this configuration without OOM: the dynamic estimate, measured on a 24 GiB "
-                     "card, is pessimistic here")
+        notes.append(f"OOM risk: estimated peak {peak:.1f} GiB (static {fraction * gpu_mem_gib:.1f} + dynamic "
+                     f"{spec.dynamic_overhead_gib:.1f}) is near or over {gpu_mem_gib:g} GiB; lower the fraction")
+    elif seen and peak > gpu_mem_gib - OOM_MARGIN_GIB:
+        notes.append(f"the estimated peak {peak:.1f} GiB is over the card, but the seed ran this setting without OOM: "
+                     f"the dynamic overhead ({spec.dynamic_overhead_gib:.1f} GiB) was measured on a 24 GiB card and "
+                     f"overstates a smaller one")
     return CapacityPlan(spec.name, gpu_mem_gib, round(fraction, 2), not fraction_given, spec.bytes_per_token, capacity,
                         max_new_tokens, not tokens_given, audio_minutes, audio_tokens, expected, cut, fits,
-                        round(longest, 1), round(peak_gib(spec, gpu_mem_gib, fraction), 2), risk, measured,
-                        tuple(notes))
+                        round(longest, 1), round(peak, 2), risk, seen, tuple(notes))
+
+
+def _check_card(spec: ModelSpec, gpu_mem_gib: float) -> None:
+    """A card with no room for a KV pool clear of the estimated peak is an error, not a
+    plan with capacity 0."""
+    smallest = minimum_gpu_gib(spec)
+    if gpu_mem_gib < smallest and not any(measured(spec, gpu_mem_gib, f) for f in (0.55, 0.60, 0.80)):
+        raise ConfigError(f"{gpu_mem_gib:g} GiB is too small for {spec.name}: weights "
+                          f"{spec.weights_gib:g} + overhead {spec.overhead_gib:g} + dynamic peak "
+                          f"{spec.dynamic_overhead_gib:g} + margin {OOM_MARGIN_GIB:g} GiB leave no KV pool; "
+                          f"it needs at least {math.ceil(smallest * 10) / 10:g} GiB")
 
 
 def _spec(model: str | ModelSpec, overrides: dict) -> ModelSpec:
@@ -190,15 +270,18 @@ def _spec(model: str | ModelSpec, overrides: dict) -> ModelSpec:
     else:
         required = ("layers", "kv_heads", "head_dim")
         if not all(overrides.get(k) for k in required):
-            raise ConfigError(f"unknown model {model!r}: choose {', '.join(MODELS)} or give "
-                              f"--layers, --kv-heads and --head-dim")
+            raise ConfigError(f"unknown model {model!r}: choose {', '.join(MODELS)} or give its layers, "
+                              f"kv_heads and head_dim")
         spec = ModelSpec(model, **{k: overrides.pop(k) for k in required})
     changes = {k: v for k, v in overrides.items() if v is not None}
     return replace(spec, **changes) if changes else spec
 
 
 def render(p: CapacityPlan) -> str:
+    """The plan for people. A recommended value is never at risk of OOM (recommendations
+    stay clear of it), so "recommended" and "OOM risk" never label the same line."""
     tag = lambda given: " (recommended)" if given else ""
+    peak_tag = " (OOM risk)" if p.oom_risk else ""
     lines = [
         f"model {p.model} on {p.gpu_mem_gib:g} GiB",
         f"  mem-fraction-static   {p.fraction:.2f}{tag(p.fraction_recommended)}",
@@ -206,7 +289,7 @@ def render(p: CapacityPlan) -> str:
         f"  KV capacity           {p.kv_capacity:,} tokens",
         f"  max_new_tokens        {p.max_new_tokens:,}{tag(p.max_new_tokens_recommended)}",
         f"  longest audio         {p.longest_audio_minutes:.1f} min with that max_new_tokens",
-        f"  estimated peak        {p.peak_gib:.1f} GiB{' (OOM risk)' if p.oom_risk else ''}",
+        f"  estimated peak        {p.peak_gib:.1f} GiB{peak_tag} (dynamic part measured on a 24 GiB card)",
     ]
     if p.audio_minutes:
         lines += [f"  audio                 {p.audio_minutes:g} min = {p.audio_tokens:,} input tokens, "

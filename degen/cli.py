@@ -1,42 +1,117 @@
-"""The command line: a thin layer over the library. Exit codes:
+"""The command line: a thin layer over the library. Exit codes (each means one thing):
 
-    0  clean (scan) / every flagged span repaired (fix)
-    1  degeneration found (scan) / some spans left unresolved (fix)
-    2  unusable input or arguments
-    3  the transcription server could not be reached at all
+    0    clean (scan) / every flagged span repaired (fix)
+    1    degeneration found (scan) / some spans left unresolved (fix)
+    2    unusable input, arguments or output paths
+    3    the transcription server could not be reached at all
+    4    internal error: a bug in degen (rerun with -v for the traceback and report it)
+    130  interrupted (Ctrl-C)
+    141  the output pipe was closed early (``degen scan ... | head``), as a shell reports SIGPIPE
+
+Global options: ``-q`` (only errors and the verdict line), ``-v`` (more detail, and the
+traceback of an internal error). ``NO_COLOR`` (any value) turns colour off.
 """
 
 from __future__ import annotations
 
 import glob
+import math
+import os
 import sys
+import traceback
 from pathlib import Path
 
 import click
 
 from . import __version__
 from .detect import SEVERITIES, DetectConfig
-from .errors import DegenError
+from .errors import DegenError, ServerRejected
 from .report import render_text
+from .terminal import safe
 
-EXIT_CLEAN, EXIT_FOUND, EXIT_INPUT, EXIT_SERVER = 0, 1, 2, 3
+EXIT_CLEAN, EXIT_FOUND, EXIT_INPUT, EXIT_SERVER, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_PIPE = 141  # the reader of our output went away (128 + SIGPIPE, as a shell reports it)
+_CLICK_FLOW = (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort)
 
 
 class _Group(click.Group):
-    """Turns every DegenError into one line on stderr and its exit code."""
+    """The one boundary where errors become a line on stderr and an exit code: degen's
+    own errors keep theirs, an untranslated OS error is bad input or output (2), and
+    anything else is a bug (4), never 1, which means "degenerate"."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except DegenError as exc:
-            click.secho(f"degen: error: {exc}", fg="red", err=True)
-            ctx.exit(exc.exit_code)
+            _fail(ctx, str(exc) + _flag_hint(exc), exc.exit_code)
+        except BrokenPipeError:  # `degen scan ... | head`: the reader left; nothing to say
+            sys.stdout = open(os.devnull, "w")  # so the interpreter's final flush stays quiet
+            ctx.exit(EXIT_PIPE)
+        except KeyboardInterrupt:
+            _fail(ctx, "interrupted", EXIT_INTERRUPTED)
+        except _CLICK_FLOW:
+            raise
+        except OSError as exc:
+            where = f": {exc.filename}" if exc.filename else ""
+            _fail(ctx, f"{exc.strerror or exc}{where}", EXIT_INPUT)
+        except Exception as exc:  # noqa: BLE001 - the boundary: report a bug, do not crash
+            if _verbosity() > 0:
+                traceback.print_exc()
+            hint = "" if _verbosity() > 0 else "; rerun with -v for the traceback"
+            _fail(ctx, f"internal error (a bug in degen): {type(exc).__name__}: {str(exc)[:200]}{hint}, and "
+                       f"please report it", EXIT_BUG)
+
+
+def _flag_hint(exc: DegenError) -> str:
+    """The library names no flags; here the command line adds the one that helps."""
+    if isinstance(exc, ServerRejected) and exc.status in (401, 403):
+        return " (give it with --api-key or DEGEN_API_KEY)"
+    return ""
+
+
+def _fail(ctx, message: str, code: int):
+    click.secho(f"degen: error: {safe(message)}", fg="red", err=True)
+    ctx.exit(code)
+
+
+def _verbosity() -> int:
+    """-1 with -q, 1 with -v, else 0."""
+    ctx = click.get_current_context(silent=True)
+    params = ctx.find_root().params if ctx else {}
+    return 1 if params.get("verbose") else -1 if params.get("quiet") else 0
+
+
+class _Finite(click.FloatRange):
+    """A float range that also refuses inf and nan (float() accepts both, and no option
+    means them): exit 2 with click's usual message instead of an overflow later."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def _style(text: str, **kw) -> str:
+    return text if os.environ.get("NO_COLOR") else click.style(text, **kw)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="degen")
-def main():
-    """Find and repair repetition loops in speech-recognition transcripts."""
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the verdict line.")
+@click.option("-v", "--verbose", is_flag=True, help="More detail; the traceback of an internal error.")
+@click.pass_context
+def main(ctx, quiet, verbose):
+    """Find and repair repetition loops in speech-recognition transcripts.
+
+    Exit codes: 0 clean or repaired, 1 degenerate or unresolved, 2 bad input, arguments
+    or output path, 3 server unreachable, 4 internal error (a bug), 130 interrupted.
+    NO_COLOR turns colour off.
+    """
+    if quiet and verbose:
+        raise click.UsageError("-q and -v contradict each other; give one")
+    if os.environ.get("NO_COLOR"):
+        ctx.color = False
 
 
 def threshold_options(func):
@@ -47,8 +122,8 @@ def threshold_options(func):
         click.option("--min-repeats-evidence", type=click.IntRange(2), help="Copies that make a loop when timing agrees [4]."),
         click.option("--min-segment-repeats", type=click.IntRange(2), help="Identical consecutive segments of one speaker [5]."),
         click.option("--max-period", type=click.IntRange(1, 512), help="Longest unit searched, in tokens [64]."),
-        click.option("--max-cjk-rate", type=click.FloatRange(0, min_open=True), help="CJK graphemes per second speech can hold [12]."),
-        click.option("--max-word-rate", type=click.FloatRange(0, min_open=True), help="Words per second speech can hold [7]."),
+        click.option("--max-cjk-rate", type=_Finite(0, min_open=True), help="CJK graphemes per second speech can hold [12]."),
+        click.option("--max-word-rate", type=_Finite(0, min_open=True), help="Words per second speech can hold [7]."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), default="medium", show_default=True,
                      help="Lowest severity that counts as degenerate."),
     ]
@@ -78,9 +153,9 @@ def expand(patterns: tuple[str, ...]) -> list[str]:
 @click.argument("files", nargs=-1, required=True)
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed from the content when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, one per line.")
-@click.option("--audio-duration", type=click.FloatRange(0, min_open=True), metavar="S",
+@click.option("--audio-duration", type=_Finite(0, min_open=True), metavar="S",
               help="Audio length in seconds, to catch a transcript that stops early.")
-@click.option("--gpu-mem", type=click.FloatRange(0, min_open=True), metavar="GIB",
+@click.option("--gpu-mem", type=_Finite(0, min_open=True), metavar="GIB",
               help="GPU memory of the server, for max_new_tokens advice.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML timeline (one file scanned only).")
@@ -91,11 +166,13 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
     Exits 0 when every file is clean, 1 when one is degenerate, 2 on unusable input.
     """
     from . import scan as scan_one
-    from .io import read_transcript
+    from .io import check_writable, read_transcript
     config = config_from(options)
     paths = expand(files)
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
+    if html_path:
+        check_writable(html_path, "HTML report")
     worst = EXIT_CLEAN
     for path in paths:
         transcript = read_transcript(path, fmt)  # "-" is stdin
@@ -103,7 +180,7 @@ def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
         if as_json:
             click.echo(report.to_json())
         else:
-            click.echo(render_text(report, click.style))
+            click.echo(render_text(report, _style, quiet=_verbosity() < 0, verbose=_verbosity() > 0))
         if html_path:
             from .html import render_scan
             from .io import write_atomic
@@ -132,18 +209,18 @@ def _default_out(path: Path) -> Path:
 @click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
 @click.option("--temperatures", "schedule", default="0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4", show_default=True,
               help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span].")
-@click.option("--repetition-penalty", type=click.FloatRange(0, 2, min_open=True),
+@click.option("--repetition-penalty", type=_Finite(0, 2, min_open=True),
               help="Send this repetition_penalty with every step (servers from ~Aug 2026 honour it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
               help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
-@click.option("--pad", type=click.FloatRange(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
-@click.option("--max-span", type=click.FloatRange(1), default=30.0, show_default=True,
+@click.option("--pad", type=_Finite(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
+@click.option("--max-span", type=_Finite(1), default=30.0, show_default=True,
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
-@click.option("--anchor-seconds", type=click.FloatRange(0), default=15.0, show_default=True,
+@click.option("--anchor-seconds", type=_Finite(0), default=15.0, show_default=True,
               help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
-@click.option("--timeout", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds per request.")
+@click.option("--timeout", type=_Finite(1), default=300.0, show_default=True, help="Seconds per request.")
 @click.option("--in-place", is_flag=True, help="Overwrite INPUT (a copy is kept as INPUT.orig).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and send nothing.")
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed when omitted.")
@@ -181,10 +258,12 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
         sys.exit(EXIT_CLEAN)
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
+    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
     out_path = input_path if in_place else (out_path or _default_out(input_path))
     report_path = report_path or out_path.with_name(out_path.name + ".degen.json")
     journal_path = journal_path or out_path.with_name(out_path.name + ".degen-journal.jsonl")
-    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
+    _check_outputs(out_path, report_path, journal_path, html_path,
+                   input_path.with_name(input_path.name + ".orig") if in_place else None)
     for t in transcribers:
         t.check()  # exit 3 now, before any work, when a server is not there
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
@@ -196,6 +275,17 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     journal.finish()
     _print_summary(result, out_path)
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
+
+
+def _check_outputs(out_path, report_path, journal_path, html_path, backup_path) -> None:
+    """Every file fix will write, checked before any audio is sent (exit 2 now, not
+    after minutes of server work)."""
+    from .io import check_writable
+    for path, what in ((out_path, "output (--out)"), (report_path, "report (--report)"),
+                       (journal_path, "journal (--journal)"), (html_path, "HTML report (--html)"),
+                       (backup_path, "backup of the input (--in-place)")):
+        if path is not None:
+            check_writable(path, what)
 
 
 def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal):
@@ -229,7 +319,7 @@ def _write_outputs(result, transcript, input_path, out_path, report_path, in_pla
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if html_path:
         from .html import render_fix
-        write_atomic(html_path, render_fix(result, transcript))
+        write_atomic(html_path, render_fix(result, transcript, output=str(out_path)))
 
 
 def _metrics_line(m) -> str:
@@ -262,20 +352,20 @@ def _print_plan(plan, audio_seconds: float) -> None:
 
 
 @main.command("plan")
-@click.option("--gpu-mem", type=click.FloatRange(0, min_open=True), required=True, metavar="GIB",
+@click.option("--gpu-mem", type=_Finite(0, min_open=True), required=True, metavar="GIB",
               help="GPU memory of the server's card.")
 @click.option("--model", default="moss-transcribe-diarize", show_default=True,
               help="moss-transcribe-diarize, whisper-large-v3, or a name with --layers/--kv-heads/--head-dim.")
-@click.option("--fraction", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+@click.option("--fraction", type=_Finite(0, 1, min_open=True, max_open=True),
               help="mem-fraction-static; recommended when omitted.")
-@click.option("--audio-minutes", type=click.FloatRange(0, min_open=True), help="Length of the recording.")
+@click.option("--audio-minutes", type=_Finite(0, min_open=True), help="Length of the recording.")
 @click.option("--max-new-tokens", type=click.IntRange(1), help="Output cap per request; recommended when omitted.")
 @click.option("--layers", type=click.IntRange(1))
 @click.option("--kv-heads", type=click.IntRange(1))
 @click.option("--head-dim", type=click.IntRange(1))
 @click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32", "fp8", "int8"]))
-@click.option("--weights-gib", type=click.FloatRange(0))
-@click.option("--overhead-gib", type=click.FloatRange(0))
+@click.option("--weights-gib", type=_Finite(0))
+@click.option("--overhead-gib", type=_Finite(0))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(gpu_mem, model, fraction, audio_minutes, max_new_tokens, as_json, **overrides):
     """KV capacity, max_new_tokens and mem-fraction-static for an SGLang-Omni server."""

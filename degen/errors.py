@@ -3,6 +3,7 @@
     DegenError
     ├── FormatError        a transcript cannot be read or written (path, where, field)
     ├── ConfigError        an option or threshold is out of range
+    ├── OutputError        an output file cannot be written (path)
     ├── AudioError         the audio is missing, unreadable or shorter than the transcript
     └── ServerError        the transcription server failed (url, status)
         ├── ServerUnreachable   no connection could be made at all
@@ -50,6 +51,18 @@ class FormatError(DegenError):
 
 class ConfigError(DegenError):
     """An option or threshold value is out of range."""
+
+
+class OutputError(DegenError):
+    """An output file (transcript, report, journal, backup) cannot be written.
+
+    Attributes:
+        path: the file that could not be written.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None):
+        self.path = path
+        super().__init__(message)
 
 
 class AudioError(DegenError):

@@ -7,10 +7,14 @@ JavaScript; no network. Tiny segments merge at overview scale, so a 10-hour,
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import re
 from html import escape
 
 from .model import Transcript
-from .report import Report, clock, summary_line
+from .report import CLOCK_LIMIT, Report, clock, summary_line
+from .terminal import plural
 
 WIDTH = 1200  # timeline width in px
 LANE = 16  # lane height in px
@@ -20,8 +24,14 @@ COLORS = {"char_loop": "#d62728", "phrase_loop": "#ff7f0e", "segment_loop": "#94
           "uniform_durations": "#bcbd22"}
 OPACITY = {"high": 0.55, "medium": 0.4, "low": 0.25}
 
+# Latin first, then CJK faces each platform ships (macOS, Windows, Linux Noto/Source Han,
+# WenQuanYi), so Chinese and Japanese transcripts render without tofu; generic last.
+FONTS = ('system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans","PingFang SC",'
+         '"Hiragino Sans","Hiragino Kaku Gothic ProN","Microsoft YaHei","Yu Gothic","Malgun Gothic",'
+         '"Noto Sans CJK SC","Noto Sans CJK JP","Source Han Sans SC","WenQuanYi Micro Hei",sans-serif')
+
 CSS = """
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+body{font:14px/1.4 FONTS;margin:24px;color:#222}
 h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:24px 0 8px}
 .verdict{font-weight:600;padding:2px 8px;border-radius:4px;color:#fff}
 .bad{background:#c0392b}.ok{background:#27ae60}
@@ -36,7 +46,9 @@ tr.active{background:#fff3c4} .excerpt{color:#555;max-width:480px;overflow:hidde
 .sw{display:inline-block;width:10px;height:10px;margin-right:4px}
 #tip{position:fixed;pointer-events:none;background:#222;color:#fff;padding:4px 8px;border-radius:4px;
  font-size:12px;display:none;max-width:420px}
-"""
+.legend{display:flex;gap:4px 16px;flex-wrap:wrap;font-size:12px;color:#444;margin:4px 0 6px}
+.legend span{white-space:nowrap}.legend .seg-sw{background:#4a90d9;height:6px;vertical-align:middle}
+""".replace("FONTS", FONTS)
 
 JS = """
 const tip=document.getElementById('tip');
@@ -53,15 +65,42 @@ function select(id,scroll){document.querySelectorAll('.active').forEach(x=>x.cla
 
 
 def _axis(transcript: Transcript, duration: float | None) -> tuple[callable, float]:
-    """Position function (segment -> (start, end) on the axis) and the axis length."""
+    """Position function (segment -> (start, end) on the axis) and the axis length.
+
+    A corrupt time (inf, NaN, a 309-digit stamp) must not stretch the axis to nothing:
+    the axis spans the plausible times and anything beyond is drawn at its end."""
     if transcript.timed:
-        total = max(duration or 0.0, transcript.end or 0.0, 1e-9)
-        return (lambda i, s: (s.span.start, max(s.span.end, s.span.start))), total
+        total = max(_plausible(duration), _plausible(transcript.end), 1e-9)
+        if total == 1e-9:
+            total = max((_plausible(s.span.end) for s in transcript), default=1e-9) or 1e-9
+
+        def where(i, s):
+            start = _clamp(s.span.start, total)
+            return start, max(_clamp(s.span.end, total), start)
+        return where, total
     return (lambda i, s: (float(i), i + 1.0)), float(max(len(transcript), 1))
 
 
+def _plausible(value: float | None) -> float:
+    return value if value is not None and math.isfinite(value) and 0 <= value < CLOCK_LIMIT else 0.0
+
+
+def _clamp(value: float, total: float) -> float:
+    return 0.0 if math.isnan(value) else min(max(value, 0.0), total)
+
+
 def _lanes(transcript: Transcript) -> dict:
-    return {spk: k for k, spk in enumerate(dict.fromkeys(s.speaker for s in transcript))}
+    """Lane per speaker, in natural order (S01, S02 ... S10; no speaker last), not in
+    order of first appearance."""
+    speakers = sorted(dict.fromkeys(s.speaker for s in transcript), key=_speaker_key)
+    return {spk: k for k, spk in enumerate(speakers)}
+
+
+def _speaker_key(speaker: str | None):
+    if speaker is None:
+        return (1, ())
+    parts = re.split(r"(\d+)", speaker)
+    return (0, tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p))
 
 
 def timeline(transcript: Transcript, findings, duration: float | None, title: str, prefix: str = "") -> str:
@@ -81,20 +120,38 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
         start, _ = where(a, transcript[a])
         _, end = where(b, transcript[b])
         if f.kind == "truncated" and f.span is not None:
-            start, end = f.span.start, f.span.end
+            start, end = _clamp(f.span.start, total), _clamp(f.span.end, total)
         x, w = LABEL + start * scale, max((end - start) * scale, 2.0)
         tip = f"{f.kind} {f.unit or ''} x{f.count or ''} | {clock(f.span.start) if f.span else '#' + str(a)}" \
               f" | {f.excerpt}"
         parts.append(f'<rect class="hl" data-f="{prefix}{n}" data-tip="{escape(tip)}" x="{x:.1f}" y="0" '
                      f'width="{w:.1f}" height="{height - 24}" fill="{COLORS.get(f.kind, "#d62728")}" '
                      f'fill-opacity="{OPACITY[f.severity]}"><title>{escape(tip)}</title></rect>')
-    for k in range(11):  # ticks
+    for k in range(11):  # ticks; the last label ends at the edge instead of running past it
         t = total * k / 10
         label = clock(t) if transcript.timed else f"#{int(t)}"
-        parts.append(f'<text class="lane-label" x="{LABEL + t * scale - (30 if k == 10 else 0):.0f}" '
+        anchor = "end" if k == 10 else "start"
+        x = WIDTH - 2 if k == 10 else LABEL + t * scale
+        parts.append(f'<text class="lane-label tick" text-anchor="{anchor}" x="{x:.0f}" '
                      f'y="{height - 6}">{label}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def legend(findings, timed: bool) -> str:
+    """What the marks mean: lanes, one swatch per finding kind shown, band shade by
+    severity, and the axis unit."""
+    swatch = lambda color, opacity=1.0: (f'<span class="sw" style="background:{color};opacity:{opacity}">'
+                                         f'</span>')
+    items = ['<span><span class="sw seg-sw"></span>speech, one lane per speaker</span>']
+    for kind in dict.fromkeys(f.kind for f in findings):
+        items.append(f"<span>{swatch(COLORS.get(kind, '#d62728'))}{escape(kind)}</span>")
+    if findings:
+        shades = "".join(swatch("#d62728", OPACITY[level]) for level in ("high", "medium", "low"))
+        items.append(f"<span>{shades}band shade: severity high / medium / low (click a band for its row)</span>")
+    axis = "ticks: time from the start (mm:ss or h:mm:ss)" if timed else "ticks: segment number (no timing)"
+    items.append(f"<span>{axis}</span>")
+    return f'<div class="legend">{"".join(items)}</div>'
 
 
 def _merged_rects(transcript: Transcript, where, lanes: dict, scale: float):
@@ -149,6 +206,7 @@ def _header(report: Report, heading: str) -> str:
 def render_scan(report: Report, transcript: Transcript) -> str:
     """The scan report as one HTML page."""
     body = (_header(report, f"degen scan: {report.source}") + "<h2>Timeline</h2>" +
+            legend(report.findings, transcript.timed) +
             timeline(transcript, report.findings, report.metrics.duration, "timeline") +
             "<h2>Findings</h2>" + _findings_table(report.findings) +
             ("<h2>Advice</h2><ul>" + "".join(f"<li>{escape(a)}</li>" for a in report.advice) + "</ul>"
@@ -156,9 +214,16 @@ def render_scan(report: Report, transcript: Transcript) -> str:
     return _page(f"degen scan {report.source}", body)
 
 
-def render_fix(result, original: Transcript) -> str:
-    """The repair as one HTML page: before and after timelines, edits and attempts."""
+def render_fix(result, original: Transcript, output: str | None = None) -> str:
+    """The repair as one HTML page: before and after timelines, edits and attempts.
+
+    Args:
+        result: what ``degen.fix`` returned.
+        original: the transcript before repair.
+        output: the repaired file's path, to name it on the page.
+    """
     share = result.seconds_decoded / result.audio_seconds if result.audio_seconds else 0.0
+    after = dataclasses.replace(result.after, source=str(output)) if output else result.after
     edits = []
     for n, e in enumerate(result.edits):
         attempts = "".join(
@@ -167,19 +232,21 @@ def render_fix(result, original: Transcript) -> str:
             f"<td>{'accepted' if a.accepted else 'no'}</td>"
             f"<td>{escape(a.error or (a.verdict.reason if a.verdict else ''))}</td></tr>" for a in e.attempts)
         before = escape(" / ".join(s.text for s in e.before))[:300]
-        after = escape(" / ".join(s.text for s in e.after))[:300]
+        after_text = escape(" / ".join(s.text for s in e.after))[:300]
         edits.append(f'<h3 id="edit-{n}">{clock(e.span.start)}–{clock(e.span.end)}: {escape(e.reason)}</h3>'
-                     f'<p><b>before</b> {before}<br><b>after</b> {after}</p><table><tr><th>temperature</th>'
+                     f'<p><b>before</b> {before}<br><b>after</b> {after_text}</p><table><tr><th>temperature</th>'
                      f'<th>penalty</th><th>clip (s)</th><th>result</th><th>why</th></tr>{attempts}</table>')
     unresolved = "".join(f"<li>{o.rs.core.start:.1f}–{o.rs.core.end:.1f} s: {escape(o.reason)}</li>"
                          for o in result.unresolved)
-    body = (_header(result.after, "degen fix") +
-            f"<p>{len(result.plan.spans)} spans flagged, {len(result.plan.spans) - len(result.unresolved)} repaired, "
+    flagged = len(result.plan.spans)
+    shown = list(result.before.findings) + list(result.after.findings)
+    body = (_header(after, f"degen fix: {output}" if output else "degen fix") +
+            f"<p>{plural(flagged, 'span')} flagged, {flagged - len(result.unresolved)} repaired, "
             f"{len(result.unresolved)} unresolved; re-decoded {result.seconds_decoded:.1f} s of "
-            f"{result.audio_seconds:.1f} s of audio ({share:.1%}).</p>"
+            f"{result.audio_seconds:.1f} s of audio ({share:.1%}).</p>" + legend(shown, original.timed) +
             "<h2>Before</h2>" + timeline(original, result.before.findings, result.audio_seconds, "before", "b") +
             "<h2>After</h2>" + timeline(result.transcript, result.after.findings, result.audio_seconds, "after", "a") +
             "<h2>Findings before</h2>" + _findings_table(result.before.findings, "b") +
             (f"<h2>Unresolved</h2><ul>{unresolved}</ul>" if unresolved else "") +
             "<h2>Edits</h2>" + ("".join(edits) or "<p>No edits.</p>"))
-    return _page("degen fix", body)
+    return _page(f"degen fix {output}" if output else "degen fix", body)

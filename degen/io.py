@@ -1,34 +1,139 @@
-"""File access in one place: reading transcripts by path and atomic writes."""
+"""File access in one place: reading transcripts by path, checking output paths, and
+atomic writes. Operating-system errors become degen's own errors here, once, each
+naming the path and what to do.
+
+Inputs are refused up front when they are not regular files (a FIFO would block, a
+device such as ``/dev/zero`` never ends) or are larger than ``max_input_bytes()``:
+``DEGEN_MAX_INPUT_MB`` in the environment overrides the default of 256 MiB (a 10-hour
+transcript is a few MB, so anything near the limit is almost surely not a transcript).
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
 from . import formats
-from .errors import FormatError
+from .errors import FormatError, OutputError
 from .model import Transcript
 
 STDIO = "-"
+DEFAULT_MAX_INPUT_MB = 256
+MAX_INPUT_ENV = "DEGEN_MAX_INPUT_MB"
+
+
+def max_input_bytes() -> int:
+    """The largest transcript read, in bytes: ``DEGEN_MAX_INPUT_MB`` or 256 MiB."""
+    raw = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_INPUT_MB * 2 ** 20
+    try:
+        megabytes = float(raw)
+    except ValueError:
+        megabytes = -1.0
+    if not 0 < megabytes < 2 ** 40:
+        raise FormatError(f"{MAX_INPUT_ENV}={raw!r} is not a size in MB", path=MAX_INPUT_ENV,
+                          hint="set a positive number such as 1024, or unset it")
+    return int(megabytes * 2 ** 20)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_regular_file(path: str | os.PathLike, what: str = "transcript", limit: int | None = None) -> int:
+    """Refuse, without opening it, anything that is not a regular file of at most
+    ``limit`` bytes; returns its size. Opening a FIFO blocks, and a device never ends."""
+    name = str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise FormatError("no such file", path=name, hint="check the path") from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", path=name) from None
+    if not stat.S_ISREG(info.st_mode):
+        hint = "pipe it to '-' to read stdin" if not stat.S_ISDIR(info.st_mode) else f"name a {what} file"
+        raise FormatError(f"is {_kind(info.st_mode)}, not a {what} file", path=name, hint=hint)
+    if limit is not None and info.st_size > limit:
+        raise FormatError(f"is {_mb(info.st_size)}, over the {_mb(limit)} input limit", path=name,
+                          hint=f"set {MAX_INPUT_ENV} to raise it")
+    return info.st_size
+
+
+def _mb(size: int) -> str:
+    return f"{size / 2 ** 20:.0f} MB" if size >= 2 ** 20 else f"{size} bytes"
+
+
+def _read_bounded(handle, limit: int, name: str) -> bytes:
+    data = handle.read(limit + 1)  # a file can grow after stat, and stdin has no size
+    if len(data) > limit:
+        raise FormatError(f"is over the {_mb(limit)} input limit", path=name,
+                          hint=f"set {MAX_INPUT_ENV} to raise it")
+    return data
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of a transcript file (``-``: stdin), within the input limit."""
+    name, limit = str(path), max_input_bytes()
+    if name == STDIO:
+        return _read_bounded(sys.stdin.buffer, limit, "<stdin>")
+    check_regular_file(path, limit=limit)
+    try:
+        with open(path, "rb") as handle:
+            return _read_bounded(handle, limit, name)
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=name) from None
 
 
 def read_transcript(path: str | os.PathLike, format: str | None = None) -> Transcript:
     """Read a transcript file (``-`` for stdin), sniffing its format unless given."""
     name = str(path)
-    try:
-        data = sys.stdin.buffer.read() if name == STDIO else Path(path).read_bytes()
-    except FileNotFoundError:
-        raise FormatError("no such file", path=name, hint="check the path") from None
-    except IsADirectoryError:
-        raise FormatError("is a directory, not a transcript", path=name) from None
-    except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path=name) from None
+    data = read_bytes(path)
+    label = "<stdin>" if name == STDIO else name
     try:
         return formats.loads(formats.decode(data), format, Path(name).suffix.lower())
     except FormatError as exc:
-        raise exc.at("<stdin>" if name == STDIO else name) from None
+        raise exc.at(label) from None
+    except (OverflowError, RecursionError) as exc:  # numbers or nesting past what Python holds
+        raise FormatError(f"cannot read: {_overflow(exc)}", path=label,
+                          hint="the file is corrupt or not a transcript") from None
+
+
+def _overflow(exc: BaseException) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else f"a number out of range ({exc})"
+
+
+def check_writable(path: str | os.PathLike, what: str = "output") -> None:
+    """Fail now, before any slow work, when ``path`` cannot be written: its folder is
+    missing or read-only, or the path is a folder. Tries a real temporary file, so a
+    read-only file system or a permission (even for root) is caught as the write would."""
+    if str(path) == STDIO:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise OutputError(f"{target}: is a directory; give a file name for the {what}", path=str(target))
+    folder = target.parent
+    if not folder.is_dir():
+        raise OutputError(f"{target}: folder {folder} does not exist; create it or choose another {what} path",
+                          path=str(target))
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=folder)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write the {what} there ({exc.strerror or exc}); choose a writable "
+                          f"folder", path=str(target)) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _mode_for(target: Path) -> int:
@@ -43,13 +148,25 @@ def _mode_for(target: Path) -> int:
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write via a temporary file in the same folder and a rename, so a crash never
-    leaves a half-written file in place of a good one. ``-`` writes to stdout."""
+    leaves a half-written file in place of a good one. ``-`` writes to stdout.
+
+    Raises:
+        OutputError: the file cannot be written (naming the path and the reason).
+    """
     if str(path) == STDIO:
         sys.stdout.write(data if isinstance(data, str) else data.decode())
         sys.stdout.flush()
         return
     target = Path(path)
     payload = data.encode() if isinstance(data, str) else data
+    try:
+        _write(target, payload)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); check that the folder exists, is "
+                          f"writable and has space", path=str(target)) from None
+
+
+def _write(target: Path, payload: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         os.chmod(tmp, _mode_for(target))

@@ -174,7 +174,11 @@ class Transcript:
 
     def __getitem__(self, index):
         if self._segments is None and isinstance(index, int):
-            return self._build(index % len(self))  # one segment, without building them all
+            size = len(self)
+            position = index + size if index < 0 else index
+            if not 0 <= position < size:
+                raise IndexError(f"segment index {index} out of range for {size} segments")
+            return self._build(position)  # one segment, without building them all
         return self.segments[index]
 
     @property

@@ -6,6 +6,9 @@ mkdir -p docs
 for page in scan fix; do
     [ -f "out/$page.html" ] || { echo "out/$page.html missing: run make demo first"; exit 1; }
 done
+if command -v fc-list >/dev/null 2>&1 && [ -z "$(fc-list :lang=zh 2>/dev/null)" ]; then
+    echo "warning: no Chinese font installed; CJK text will show as boxes (apt-get install fonts-noto-cjk)" >&2
+fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
 shot() {

@@ -89,3 +89,59 @@ def test_plan_command():
     data = json.loads(result.output)
     assert result.exit_code == 0 and data["oom_risk"] and round(data["kv_capacity"], -2) == 152600
     assert "OOM" in CliRunner().invoke(main, ["plan", "--gpu-mem", "24", "--fraction", "0.8"]).output
+
+
+def test_16_gib_recommends_the_seeds_measured_080_without_an_oom_label():
+    from degen.capacity import render
+    p = plan(16)
+    assert p.fraction == 0.80 and p.fraction_recommended and not p.oom_risk
+    assert "without OOM" in p.measured and any("24 GiB card" in n for n in p.notes)
+    text = render(p)
+    assert "OOM risk" not in text and "(recommended)" in text and "24 GiB card" in text
+
+
+@pytest.mark.parametrize("minutes", [None, 10, 30, 50, 60])
+def test_24_gib_gives_one_answer_up_to_60_minutes(minutes):
+    p = plan(24, audio_minutes=minutes)
+    assert p.fraction == 0.55 and not any("longer than" in n for n in p.notes)
+
+
+def test_longer_audio_changes_the_answer_and_says_why():
+    p = plan(24, audio_minutes=90)
+    assert p.fraction > 0.55 and any("90 min is longer than the 60 min" in n for n in p.notes)
+    assert p.fits and not p.output_cut and not p.oom_risk
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(9.3, 192), st.one_of(st.none(), st.floats(1, 240)), st.sampled_from(sorted(MODELS)))
+def test_a_recommendation_is_never_labelled_oom_risk(gpu, minutes, model):
+    from degen.capacity import render
+    try:
+        p = plan(gpu, model, audio_minutes=minutes)
+    except ConfigError as exc:
+        assert "too small" in str(exc)
+        return
+    assert not p.oom_risk
+    assert not any("(recommended)" in line and "OOM risk" in line for line in render(p).splitlines())
+
+
+def test_a_card_too_small_for_any_pool_is_an_error_naming_the_minimum():
+    with pytest.raises(ConfigError, match=r"8 GiB is too small.*at least 9.2 GiB"):
+        plan(8)
+    result = CliRunner().invoke(main, ["plan", "--gpu-mem", "8"])
+    assert result.exit_code == 2 and "at least 9.2 GiB" in result.output
+    with pytest.raises(ConfigError, match="cannot even hold"):
+        plan(24, fraction=0.1)
+
+
+def test_capacity_errors_speak_in_library_terms():
+    for call in (lambda: plan(24, "mystery"), lambda: plan(24, fraction=1.5), lambda: plan(-1)):
+        with pytest.raises(ConfigError) as err:
+            call()
+        assert "--" not in str(err.value)
+
+
+def test_advice_survives_a_card_too_small():
+    report = degen.scan(FIXTURES / "shapes" / "loops" / "en_truncated.json")
+    (text,) = [a for a in advise(report, gpu_mem=8) if "max_new_tokens" in a]
+    assert "too small" in text

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import os
+import stat
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +21,31 @@ from ..model import Span
 
 # A transcript may end a little after the audio (MOSS clamps times to duration + 5 s).
 END_TOLERANCE = 5.0
+# What libsndfile and the OS raise for a file they cannot read; translated once, below.
+_READ_ERRORS = (sf.LibsndfileError, RuntimeError, OSError)
+
+
+@contextmanager
+def audio_errors(what: str, hint: str = ""):
+    """Turn soundfile and OS errors met inside into one ``AudioError`` line:
+    ``WHAT: cannot read audio (REASON)[; HINT]``."""
+    try:
+        yield
+    except _READ_ERRORS as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise AudioError(f"{what}: cannot read audio ({reason}){'; ' + hint if hint else ''}") from None
+
+
+def _check_regular(path: Path) -> None:
+    """A FIFO would block and a device never ends: refuse both before opening."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is None:
+        raise AudioError(f"{path}: no such audio file; pass the audio the transcript was made from")
+    if not stat.S_ISREG(mode):
+        raise AudioError(f"{path}: is not a regular file (a FIFO, device or directory); pass an audio file")
 
 
 @dataclass(frozen=True)
@@ -44,12 +71,9 @@ class Audio:
     @classmethod
     def open(cls, path: str | os.PathLike) -> "Audio":
         path = Path(path)
-        if not path.is_file():
-            raise AudioError(f"{path}: no such audio file; pass the audio the transcript was made from with --audio")
-        try:
+        _check_regular(path)
+        with audio_errors(str(path), "use WAV, FLAC, OGG or MP3"):
             info = sf.info(str(path))
-        except (sf.LibsndfileError, RuntimeError, OSError) as exc:
-            raise AudioError(f"{path}: cannot read audio ({exc}); use WAV, FLAC, OGG or MP3") from None
         if info.frames <= 0 or info.samplerate <= 0:
             raise AudioError(f"{path}: the audio is empty")
         return cls(path, int(info.samplerate), int(info.frames), int(info.channels))
@@ -66,10 +90,8 @@ class Audio:
     def read(self, span: Span) -> np.ndarray:
         """Mono int16 samples of ``span`` (clamped to the file)."""
         start, stop = self.frame(span.start), self.frame(span.end)
-        try:
+        with audio_errors(f"{self.path} at {span.start:.2f}-{span.end:.2f}s"):
             data = sf.read(str(self.path), start=start, stop=max(stop, start), dtype="int16", always_2d=True)[0]
-        except (sf.LibsndfileError, RuntimeError, OSError) as exc:
-            raise AudioError(f"{self.path}: cannot read {span.start:.2f}-{span.end:.2f}s ({exc})") from None
         if data.shape[1] == 1:
             return data[:, 0]
         # Mix down: the server transcribes mono.
@@ -88,9 +110,7 @@ def encode(samples: np.ndarray, sample_rate: int, fmt: str = "WAV") -> bytes:
 
 def decode(data: bytes) -> tuple[np.ndarray, int]:
     """Mono int16 samples and the rate of an uploaded file (used by the test server)."""
-    try:
+    with audio_errors("uploaded file"):
         samples, rate = sf.read(io.BytesIO(data), dtype="int16", always_2d=True)
-    except (sf.LibsndfileError, RuntimeError, OSError) as exc:
-        raise AudioError(f"cannot decode uploaded audio ({exc})") from None
     mono = samples[:, 0] if samples.shape[1] == 1 else np.round(samples.mean(axis=1)).astype(np.int16)
     return mono, int(rate)

@@ -12,15 +12,67 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import httpx
 
-from ..errors import ServerError, ServerRejected, ServerTimeout, ServerUnreachable
+from ..errors import ConfigError, ServerError, ServerRejected, ServerTimeout, ServerUnreachable
 
 ROUTE = "/v1/audio/transcriptions"
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
+# Suffixes people paste after the server's root: OpenAI clients take ``.../v1`` as base_url.
+_PASTED_SUFFIXES = (ROUTE, "/v1")
+
+
+@dataclass(frozen=True)
+class ServerURL:
+    """A server address split into what may be shown and what may not.
+
+    Attributes:
+        base: scheme, host, port and path prefix, without credentials or ``/v1``; safe
+            to print, log and write to reports and journals.
+        auth: ``(user, password)`` taken from a ``user:pass@`` URL, or None. Never shown.
+    """
+
+    base: str
+    auth: tuple[str, str] | None = None
+
+    @classmethod
+    def parse(cls, url: str) -> "ServerURL":
+        """Accept ``http://host:8000``, ``.../v1``, ``.../v1/`` and the full route;
+        refuse a URL without an http(s) scheme (naming it with its credentials hidden)."""
+        text = url.strip()
+        parts = urlsplit(text)
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            shown = redact(text)
+            raise ConfigError(f"server URL {shown!r} needs a scheme and host: write 'http://{_bare(shown)}' "
+                              f"(or https://)")
+        path = parts.path.rstrip("/")
+        for suffix in _PASTED_SUFFIXES:
+            if path.endswith(suffix):
+                path = path[: -len(suffix)]
+                break
+        host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        auth = (unquote(parts.username or ""), unquote(parts.password or "")) if parts.username else None
+        return cls(urlunsplit((parts.scheme.lower(), netloc, path, "", "")), auth)
+
+
+def redact(url: str) -> str:
+    """``url`` with any ``user:pass@`` replaced by ``***@``: the only form ever shown."""
+    head, sep, rest = url.partition("://")
+    if not sep:
+        head, rest = "", url
+    netloc, slash, tail = rest.partition("/")
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    return f"{head}{sep}{netloc}{slash}{tail}"
+
+
+def _bare(shown: str) -> str:
+    return shown.partition("://")[2] or shown
 
 
 @dataclass(frozen=True)
@@ -41,6 +93,7 @@ class Response:
     text: str
     response_format: str
     server: str
+    requests_sent: int = 1  # HTTP requests made for this answer, retries and fallbacks included
 
 
 class Transcriber(Protocol):
@@ -53,7 +106,8 @@ class HttpTranscriber:
     """An OpenAI-style transcription endpoint over HTTP.
 
     Args:
-        base_url: e.g. ``http://gpu-box:8000`` (the route is appended).
+        base_url: e.g. ``http://gpu-box:8000``; ``.../v1`` works too (the route is
+            appended). ``user:pass@`` in it is sent as basic auth and never shown.
         model: sent only when given; newer SGLang-Omni builds 404 on a wrong one.
         api_key: bearer token; never printed or logged.
         timeout: seconds for one request (long spans take a while to decode).
@@ -64,7 +118,9 @@ class HttpTranscriber:
     def __init__(self, base_url: str, *, model: str | None = None, api_key: str | None = None,
                  timeout: float = 300.0, retries: int = 4, backoff: float = 0.5,
                  client: httpx.Client | None = None):
-        self.base_url = base_url.rstrip("/")
+        url = ServerURL.parse(base_url)
+        self.base_url = url.base  # credential-free: this is what reports and journals name
+        self._auth = None if api_key else url.auth  # a key wins over URL credentials
         self.model, self.retries, self.backoff = model, retries, backoff
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.client = client or httpx.Client(timeout=httpx.Timeout(timeout, connect=10.0), headers=headers)
@@ -76,10 +132,12 @@ class HttpTranscriber:
     def check(self) -> list[str]:
         """Reach the server once; returns the model ids it lists (may be empty)."""
         try:
-            reply = self.client.get(self.base_url + "/v1/models")
+            reply = self.client.get(self.base_url + "/v1/models", auth=self._auth or httpx.USE_CLIENT_DEFAULT)
         except httpx.HTTPError as exc:
             raise ServerUnreachable(f"cannot reach {self.base_url}: {_why(exc)}; is the server running?",
                                     url=self.base_url) from None
+        if reply.status_code in (401, 403):
+            raise self._rejected(reply)  # every request would fail the same way: say so now
         if reply.status_code != 200:
             return []
         try:
@@ -88,13 +146,22 @@ class HttpTranscriber:
             return []
 
     def transcribe(self, request: Request) -> Response:
+        """One answer for ``request``; its ``requests_sent`` counts every HTTP request
+        made for it. A ``ServerError`` raised carries the same count as ``requests_sent``."""
+        sent = [0]
         try:
-            return self._post(request, self.response_format)
-        except ServerRejected as exc:
-            if self.response_format == "verbose_json" and exc.status in (400, 422) and "format" in str(exc).lower():
+            try:
+                response = self._post(request, self.response_format, sent)
+            except ServerRejected as exc:
+                if not (self.response_format == "verbose_json" and exc.status in (400, 422)
+                        and "format" in str(exc).lower()):
+                    raise
                 self.response_format = "json"  # an older build: ask for the raw markup only
-                return self._post(request, "json")
+                response = self._post(request, "json", sent)
+        except ServerError as exc:
+            exc.requests_sent = sent[0]
             raise
+        return replace(response, requests_sent=sent[0])
 
     def _form(self, request: Request, response_format: str) -> dict:
         form = {"response_format": response_format, "temperature": f"{request.temperature:g}",
@@ -105,13 +172,15 @@ class HttpTranscriber:
             form["repetition_penalty"] = f"{request.repetition_penalty:g}"
         return form
 
-    def _post(self, request: Request, response_format: str) -> Response:
+    def _post(self, request: Request, response_format: str, sent: list[int]) -> Response:
         url = self.base_url + ROUTE
         files = {"file": (request.filename, request.audio, "audio/wav")}
+        auth = self._auth or httpx.USE_CLIENT_DEFAULT
         for attempt in range(self.retries + 1):
             reply, last = None, attempt == self.retries
+            sent[0] += 1
             try:
-                reply = self.client.post(url, data=self._form(request, response_format), files=files)
+                reply = self.client.post(url, data=self._form(request, response_format), files=files, auth=auth)
             except httpx.TimeoutException as exc:
                 if last:
                     raise ServerTimeout(f"{self.base_url} did not answer in time ({_why(exc)})",
@@ -141,12 +210,16 @@ class HttpTranscriber:
         detail = _detail(reply)
         if reply.status_code == 404 and "model" in detail.lower():
             listed = self.check()
-            hint = f"; the server lists: {', '.join(listed)}" if listed else "; omit --model to use the server's default"
+            hint = (f"; the server lists: {', '.join(listed)}" if listed
+                    else "; send no model to use the server's default")
             return ServerRejected(f"{self.base_url}: model {self.model!r} not found{hint}",
                                   url=self.base_url, status=404)
-        if reply.status_code == 401:
-            return ServerRejected(f"{self.base_url}: unauthorised (401); give --api-key or DEGEN_API_KEY",
-                                  url=self.base_url, status=401)
+        if reply.status_code == 404:
+            return ServerRejected(f"{self.base_url}{ROUTE} not found (404): {detail}; give the server's root URL "
+                                  f"(http://host:port, or the same ending in /v1)", url=self.base_url, status=404)
+        if reply.status_code in (401, 403):
+            return ServerRejected(f"{self.base_url} refused the credentials ({reply.status_code}): {detail}; "
+                                  f"check the API key", url=self.base_url, status=reply.status_code)
         return ServerRejected(f"{self.base_url} rejected the request ({reply.status_code}): {detail}",
                               url=self.base_url, status=reply.status_code)
 
