@@ -16,6 +16,7 @@ from ..errors import FormatError
 import numpy as np
 
 from ..model import Columns, Segment, Span, Transcript
+from .timecode import MAX_SECONDS, check_seconds
 
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 OPENING = re.compile(r"\[" + _NUM + r"\]\[(S[0-9]{2,})\]")  # ASCII only: re splits faster
@@ -70,6 +71,8 @@ def parse_columns(text: str, listed: list | None = None):
     ends = starts.copy()
     if closed.any():
         ends[closed] = np.fromiter(map(float, filter(None, ends_raw)), dtype=np.float64)
+    _check_range(starts, "start")
+    _check_range(ends, "end")
     listed = listed or []
     columns = Columns(texts, speakers, starts, ends, closed)
 
@@ -86,6 +89,14 @@ def parse_columns(text: str, listed: list | None = None):
         return Segment(Span(float(starts[i]), float(ends[i])), speakers[i], texts[i], bool(closed[i]), extra)
 
     return columns, build, prefix
+
+
+def _check_range(times: np.ndarray, field: str) -> None:
+    """A one-line error for the first stamp that is not a usable time (a 309-digit
+    stamp parses as inf), checked on the whole column at once."""
+    bad = np.flatnonzero(~(np.abs(times) <= MAX_SECONDS))
+    if len(bad):
+        check_seconds(float(times[bad[0]]), f"segment {int(bad[0])}", field)
 
 
 def parse_segments(text: str, listed: list | None = None) -> tuple[list[Segment], str]:
