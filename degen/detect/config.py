@@ -48,6 +48,10 @@ class DetectConfig:
     rate_min_seconds: float = 1.0
     # This many consecutive segments with the same non-zero duration is machine-made.
     uniform_duration_run: int = 5
+    # Seconds within which two durations count as equal: timestamps written to 10 ms
+    # (SRT, whisper's 20 ms tokens halved by rounding) put up to 10 ms of rounding on a
+    # duration, so 11 ms tells "equal up to rounding" from any real spread of speech.
+    uniform_tolerance: float = 0.011
     # A transcript is cut short when its last end falls this far before the audio end,
     # both in seconds and as a share of the audio (natural trailing silence is shorter).
     truncation_seconds: float = 30.0

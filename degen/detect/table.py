@@ -9,12 +9,9 @@ import numpy as np
 
 from ..model import Transcript
 from .config import DetectConfig
+from .script import cjk_mask, is_cjk
 from .tokens import Streams
 
-# Code point ranges of scripts written without spaces, where one grapheme is about one
-# syllable or mora (CJK ideographs, kana, Hangul, Thai, Lao, Khmer, Myanmar).
-_CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
-               (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
 
 
 @dataclass(frozen=True)
@@ -34,12 +31,10 @@ class SegmentTable:
         timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
         chars, words = streams.chars, streams.words
         ids = streams.codes[chars.starts]
-        mask = np.zeros(ids.size, dtype=bool)
-        for low, high in _CJK_RANGES:
-            mask |= (ids >= low) & (ids <= high)
+        mask = cjk_mask(ids)
         cjk_count = np.bincount(chars.owner_index(np.flatnonzero(mask)), minlength=n)
         word_count = np.diff(words.bounds)
-        cjk = cjk_count >= word_count
+        cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
         units = np.where(cjk, cjk_count + word_count, word_count)
         return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed)
 
@@ -74,7 +69,7 @@ class SegmentTable:
             durations = (self.end - self.start)[first:last + 1]
             if (durations[self.closed[first:last + 1]] <= 0).any():
                 found.append("zero_length")
-            if last - first + 1 >= config.uniform_duration_run and durations.min() > 0 and durations.max() - durations.min() <= 0.011:
+            if last - first + 1 >= config.uniform_duration_run and durations.min() > 0 and durations.max() - durations.min() <= config.uniform_tolerance:
                 found.append("uniform")
         return tuple(found)
 
