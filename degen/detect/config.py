@@ -56,6 +56,24 @@ class DetectConfig:
     # both in seconds and as a share of the audio (natural trailing silence is shorter).
     truncation_seconds: float = 30.0
     truncation_share: float = 0.05
+    # Known hallucinations (hallucination.py). A segment is a candidate when lexicon
+    # phrases make up this share of its text: "Untertitelung des ZDF, 2020" is one,
+    # "thank you all for coming to this talk" is not.
+    hallucination_coverage: float = 0.5
+    # A phrase of this many words (or CJK graphemes) is rarely said by chance ("thanks
+    # for watching", "ご視聴ありがとうございました"); shorter ones ("thank you", "谢谢")
+    # are everyday speech and need timing evidence before they are flagged.
+    hallucination_strong_words: int = 3
+    hallucination_strong_cjk: int = 5
+    # Over silence: a segment this long carrying fewer speech units a second than the
+    # slowest real speech (about 1.5 words/s) is mostly silence the model filled in.
+    silence_min_seconds: float = 3.0
+    silence_rate: float = 1.0
+    # Alone in a window: this much silence on both sides; turn gaps in conversation are
+    # well under a second, and a pause of 5 s leaves room for nothing but the phrase.
+    isolation_gap: float = 5.0
+    # The same phrase from one voice this many times is repeated, not polite.
+    hallucination_repeats: int = 3
     # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
     compression_ratio: float = 2.4
     # Findings at or above this severity make a transcript degenerate.
