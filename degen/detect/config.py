@@ -34,6 +34,12 @@ class DetectConfig:
     # Identical consecutive segments from one speaker: loops of 5 and more one-second
     # segments are common; several speakers saying "Yeah." x4 is a conversation.
     min_segment_repeats: int = 5
+    # A long unit (this many graphemes of content: a clause or sentence, not "Yeah." or
+    # 对对对) repeated min_repeats_long times is a loop when timing or shape backs it
+    # (inside one segment the shape is the evidence: nobody says a whole sentence three
+    # times running); twice is reported as low.
+    long_unit: int = 12
+    min_repeats_long: int = 3
     max_segment_period: int = 5
     # rapidfuzz ratio from which two consecutive segments count as one repeated segment.
     near_duplicate_ratio: float = 90.0
@@ -48,6 +54,15 @@ class DetectConfig:
     rate_min_seconds: float = 1.0
     # This many consecutive segments with the same non-zero duration is machine-made.
     uniform_duration_run: int = 5
+    # Whisper decodes 30 s windows; a run of segments each exactly one window long is
+    # the decoder's grid, not speech.
+    window_seconds: float = 30.0
+    # Slow: a repeated run carrying fewer speech units a second than this, over at
+    # least slow_min_seconds of segment time, is text laid over silence or music (a
+    # 6-word sentence per 15 s window). Held notes in singing stay above it averaged
+    # over whole lines.
+    slow_rate: float = 0.5
+    slow_min_seconds: float = 6.0
     # Seconds within which two durations count as equal: timestamps written to 10 ms
     # (SRT, whisper's 20 ms tokens halved by rounding) put up to 10 ms of rounding on a
     # duration, so 11 ms tells "equal up to rounding" from any real spread of speech.

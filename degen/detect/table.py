@@ -56,22 +56,40 @@ class SegmentTable:
         seconds = max(float(self.end[last] - self.start[first]), config.rate_min_seconds)
         return units / seconds
 
-    def evidence(self, first: int, last: int, config: DetectConfig, members=None) -> tuple[str, ...]:
+    def evidence(self, first: int, last: int, config: DetectConfig, members=None,
+                 uniform_min: int | None = None) -> tuple[str, ...]:
         """Timing signals, independent of any repeat count, that text in first..last is
-        not real speech (``members``: the segments of one speaker's stream in that range)."""
+        not real speech (``members``: the segments of one speaker's stream in that range;
+        ``uniform_min``: how many equal durations in a row count, default
+        ``config.uniform_duration_run``)."""
         found = []
         rate = self.rate(first, last, config, members)
         if rate is not None and rate > self.rate_limit(first, last, config):
             found.append("dense")
         if not self.closed[first:last + 1].all():
             found.append("unclosed")
-        if self.timed and last > first:
-            durations = (self.end - self.start)[first:last + 1]
-            if (durations[self.closed[first:last + 1]] <= 0).any():
-                found.append("zero_length")
-            if last - first + 1 >= config.uniform_duration_run and durations.min() > 0 and durations.max() - durations.min() <= config.uniform_tolerance:
-                found.append("uniform")
+        if self.timed:
+            found += self._shape(first, last, config, uniform_min or config.uniform_duration_run)
         return tuple(found)
+
+    def _shape(self, first: int, last: int, config: DetectConfig, uniform_min: int) -> list[str]:
+        """Machine-made durations: zero, all equal, whole 30 s decoding windows, or
+        far too long for the text they carry (a model filling silence or music)."""
+        found = []
+        closed = self.closed[first:last + 1]
+        durations = (self.end - self.start)[first:last + 1]
+        if last > first and (durations[closed] <= 0).any():
+            found.append("zero_length")
+        if (last - first + 1 >= uniform_min and durations.min() > 0
+                and durations.max() - durations.min() <= config.uniform_tolerance):
+            found.append("uniform")
+        if last > first and closed.all() and (np.abs(durations - config.window_seconds) <= config.uniform_tolerance).all():
+            found.append("window")
+        seconds = float(durations[closed & (durations > 0)].sum())
+        units = int(self.units[first:last + 1].sum())
+        if units and seconds >= config.slow_min_seconds and units / seconds < config.slow_rate:
+            found.append("slow")
+        return found
 
     def speaker_of(self, first: int, last: int) -> str | None:
         names = sorted({s for s in self.speakers[first:last + 1] if s is not None})
