@@ -34,11 +34,11 @@ class DetectConfig:
     # Identical consecutive segments from one speaker: loops of 5 and more one-second
     # segments are common; several speakers saying "Yeah." x4 is a conversation.
     min_segment_repeats: int = 5
-    # A long unit (this many graphemes of content: a clause or sentence, not "Yeah." or
-    # 对对对) repeated min_repeats_long times is a loop when timing or shape backs it
+    # A long unit (this many speech units, words or CJK graphemes: a clause or sentence,
+    # not "Yeah.", "no, no" or 对对对) repeated min_repeats_long times is a loop when timing or shape backs it
     # (inside one segment the shape is the evidence: nobody says a whole sentence three
     # times running); twice is reported as low.
-    long_unit: int = 12
+    long_unit: int = 5
     min_repeats_long: int = 3
     max_segment_period: int = 5
     # rapidfuzz ratio from which two consecutive segments count as one repeated segment.

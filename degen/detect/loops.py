@@ -10,6 +10,7 @@ from .config import DetectConfig
 from .finding import Finding
 from .periodic import Runs, tandem_repeats
 from .table import SegmentTable
+from .script import speech_units
 from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
@@ -20,7 +21,7 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
                   config: DetectConfig, speaker: str | None = None) -> list[Finding]:
     """Turn the runs of one stream into findings, keeping those that pass the bar.
     ``speaker`` names the speaker of a per-speaker stream."""
-    keep = np.flatnonzero(runs.count >= config.min_repeats_evidence)
+    keep = np.flatnonzero(runs.count >= 2)
     out = []
     for i in keep:
         start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
@@ -56,11 +57,26 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     if speaker is not None:  # a per-speaker stream: judge that speaker's text only
         k0, k1 = stream.owner_index(np.asarray([start, stop - 1]))
         members = stream.owners[k0:k1 + 1]
-    evidence = table.evidence(first, last, config, members)
-    if count < threshold and not (evidence and count >= config.min_repeats_evidence):
+    evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
+    if count >= threshold or (evidence and count >= config.min_repeats_evidence):
+        score = count / threshold if count >= threshold else count / config.min_repeats_evidence
+        severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
+    elif _long(unit_key, config) and count >= config.min_repeats_long and (first == last or evidence):
+        # A whole clause three times running: inside one segment the shape is the
+        # evidence; across segments (a cycle cut anywhere) the timing must agree.
+        score, severe = count / config.min_repeats_long, bool(evidence)
+        evidence = evidence or ("clause_x3",)
+    elif _long(unit_key, config) and first == last:
+        # A clause said twice (or thrice across turns): worth a look, not a loop.
+        unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
+        return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
+                       segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
+                       period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
+                       evidence=evidence, stream=stream.name,
+                       extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
+                       covered=count * grapheme_len(content(unit_key) or unit_key))
+    else:
         return None
-    score = count / threshold if count >= threshold else count / config.min_repeats_evidence
-    severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
     unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
     return Finding(
         kind="char_loop" if graphemes == 1 else "phrase_loop",
@@ -73,6 +89,12 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
         covered=count * grapheme_len(content(unit_key) or unit_key),
     )
+
+
+def _long(unit_key: str, config: DetectConfig) -> bool:
+    """A clause or sentence rather than a word: enough speech units (words, or CJK
+    graphemes) that saying it several times running is not emphasis."""
+    return speech_units(unit_key)[0] >= config.long_unit
 
 
 def _span(transcript: Transcript, first: int, last: int) -> Span | None:
@@ -127,4 +149,4 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
 
 
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:
-    return tandem_repeats(stream.ids, config.max_period, 3)  # the metric ignores doubles
+    return tandem_repeats(stream.ids, config.max_period, 2)  # doubled clauses are reported low

@@ -79,6 +79,17 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
     return out
 
 
+def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period: int, count: int) -> bool:
+    """Every copy of a cycle timed alike, segment by segment, to the timestamp
+    rounding: a decoder replaying itself (people never repeat a cycle that exactly)."""
+    if not table.timed or count < config.min_repeats_long:
+        return False
+    stop = first + period * count
+    durations = (table.end - table.start)[first:stop].reshape(count, period)
+    spread = durations.max(axis=0) - durations.min(axis=0)
+    return bool((durations > 0).all() and (spread <= config.uniform_tolerance).all())
+
+
 def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
              count: int) -> tuple[str, float, tuple[str, ...]] | None:
     """(severity, score, evidence) of a run of ``count`` copies of ``period`` segments."""
@@ -86,9 +97,10 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     one_speaker = len(set(speakers)) == 1
     alternating = period == 1 and not one_speaker
     threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
-    unit_size = sum(len(keys[i]) for i in range(first, first + period))
-    long_unit = unit_size >= config.long_unit
+    long_unit = int(table.units[first:first + period].sum()) >= config.long_unit
     evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
+    if period > 1 and "uniform" not in evidence and _copies_alike(table, config, first, period, count):
+        evidence += ("uniform",)
     if alternating:
         evidence += ("speaker_alternation",)
     machine = [e for e in evidence if e != "speaker_alternation"]
