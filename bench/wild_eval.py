@@ -190,11 +190,11 @@ RULES = {"whisper": whisper, "sglang-omni": sglang_omni, "vibevoice": vibevoice,
 
 # ---- evaluation --------------------------------------------------------------------
 
-def judge(path: Path) -> tuple[dict[str, bool], bool]:
+def judge(path: Path, lexicon=None) -> tuple[dict[str, bool], bool]:
     """Verdicts of degen and every rule on one file, and whether degen could read it."""
     try:
         transcript = degen.read(path)
-        report = degen.scan(transcript)
+        report = degen.scan(transcript) if lexicon is None else _scan_with(transcript, lexicon)
     except DegenError:
         raw = path.read_text(encoding="utf-8", errors="replace")
         doc = Doc(raw.splitlines(), None)
@@ -203,7 +203,14 @@ def judge(path: Path) -> tuple[dict[str, bool], bool]:
     return {"degen": report.degenerate, **{name: rule(doc) for name, rule in RULES.items()}}, True
 
 
-def evaluate(corpus: Path) -> dict:
+def _scan_with(transcript, lexicon):
+    from degen.detect import DEFAULT, analyze
+    from degen.report import build_report
+    analysis = analyze(transcript, DEFAULT, None, lexicon)
+    return build_report("", transcript.format, analysis, transcript.end, DEFAULT.fail_on)
+
+
+def evaluate(corpus: Path, lexicon=None) -> dict:
     index = corpus / "index.jsonl"
     if not index.is_file():
         raise SystemExit(f"{index}: no corpus index; give --corpus DIR holding index.jsonl")
@@ -217,7 +224,7 @@ def evaluate(corpus: Path) -> dict:
         unreadable = Counter()
         files = []
         for e in rows:
-            verdicts, readable = judge(corpus / e["file"])
+            verdicts, readable = judge(corpus / e["file"], lexicon)
             group = e["kind"] if e["label"] == LOOP_LABEL else e["label"]
             groups = {group, e["label"]}  # a loop counts for its kind and for all loops
             totals.update(groups)
@@ -269,9 +276,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT / "fixtures" / "wild")
     parser.add_argument("--json", action="store_true", help="print the figures and per-file verdicts as JSON")
+    parser.add_argument("--lexicon", type=Path, help="a hallucination lexicon other than the packaged one")
     parser.add_argument("--misses", action="store_true", help="list the files degen gets wrong")
     args = parser.parse_args()
-    result = evaluate(args.corpus)
+    from degen.detect import load_lexicon
+    result = evaluate(args.corpus, load_lexicon(args.lexicon) if args.lexicon else None)
     if args.json:
         print(json.dumps(result, indent=1, ensure_ascii=False))
         return
@@ -279,7 +288,7 @@ def main() -> None:
     if args.misses:
         for split, r in result.items():
             for f in r["files"]:
-                if (f["degen"] is True) != (f["label"] != CLEAN_LABEL):
+                if f["degen"] is None or f["degen"] != (f["label"] != CLEAN_LABEL):
                     print(f"{split} {f['label']:<13} {f['kind']:<18} degen={f['degen']} {f['file']}")
 
 

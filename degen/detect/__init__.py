@@ -130,10 +130,11 @@ def _each_alone(loops: list[Finding], transcript: Transcript, config: DetectConf
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per place: where two overlap by half the shorter, keep the one that
-    covers more text, then the segment-level, word-level, character-level one in that
-    order (the most readable unit)."""
-    ranked = sorted(findings, key=lambda f: (-f.covered, _STREAM_PREFERENCE[f.stream]))
+    """One finding per place: where two overlap by half the shorter, keep the more
+    severe one, then the one that covers more text, then the segment-level, lexicon,
+    word-level, character-level one in that order (the most readable unit)."""
+    ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered,
+                                             _STREAM_PREFERENCE[f.stream]))
     kept: list[Finding] = []
     for f in ranked:
         if not any(_overlap(f.extent, k.extent) for k in kept):

@@ -137,11 +137,15 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
                  for k, m in zip(keys, found)]
     groups = _groups(candidate, independent)
     totals = _phrase_totals(found, candidate, table)
+    # Nothing but known phrases in the whole file: the recording held no speech at all.
+    whole = not independent and all(c or not k for c, k in zip(candidate, keys))
     out = []
     for first, last in groups:
         phrases = [p for i in range(first, last + 1) for p in found[i]]
         phrase = max(phrases, key=lambda p: (lexicon.strong(p, config), phrases.count(p), len(p)))
         evidence = _evidence(first, last, phrase, phrases, totals, table, config, independent)
+        if whole:
+            evidence.append("only_text")
         severity = _severity(lexicon.strong(phrase, config), len(evidence))
         if severity is None:
             continue

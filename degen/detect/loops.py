@@ -64,7 +64,7 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     elif _long(unit_key, config) and count >= config.min_repeats_long and (first == last or evidence):
         # A whole clause three times running: inside one segment the shape is the
         # evidence; across segments (a cycle cut anywhere) the timing must agree.
-        score, severe = count / config.min_repeats_long, bool(evidence)
+        score, severe = count / config.min_repeats_long, len(evidence) > 1
         evidence = evidence or ("clause_x3",)
     elif _long(unit_key, config) and first == last:
         # A clause said twice (or thrice across turns): worth a look, not a loop.
