@@ -75,11 +75,6 @@ class DetectConfig:
     # phrases make up this share of its text: "Untertitelung des ZDF, 2020" is one,
     # "thank you all for coming to this talk" is not.
     hallucination_coverage: float = 0.5
-    # A phrase of this many words (or CJK graphemes) is rarely said by chance ("thanks
-    # for watching", "ご視聴ありがとうございました"); shorter ones ("thank you", "谢谢")
-    # are everyday speech and need timing evidence before they are flagged.
-    hallucination_strong_words: int = 3
-    hallucination_strong_cjk: int = 5
     # Over silence: a segment this long carrying fewer speech units a second than the
     # slowest real speech (about 1.5 words/s) is mostly silence the model filled in.
     silence_min_seconds: float = 3.0

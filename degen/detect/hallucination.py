@@ -10,7 +10,7 @@ silence (a long segment with little text), or the same phrase comes back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -23,11 +23,11 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span
-from .script import speech_units
 from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
+WEAK_PREFIX = "weak-"  # source ids of phrases people really say
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,6 @@ class Lexicon:
 
     Attributes:
         phrases: normalised phrase -> tuple of (language, source id).
-        sizes: normalised phrase -> (speech units, is CJK) of the phrase as written.
         pattern: one regex alternation of every phrase, longest first, or None when empty.
         path: where it was read from.
     """
@@ -44,15 +43,14 @@ class Lexicon:
     phrases: dict
     pattern: regex.Pattern | None
     path: str = ""
-    sizes: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.phrases)
 
-    def strong(self, phrase: str, config: DetectConfig) -> bool:
-        """A phrase long enough that speech rarely says it by chance."""
-        units, cjk = self.sizes.get(phrase) or speech_units(phrase)
-        return units >= (config.hallucination_strong_cjk if cjk else config.hallucination_strong_words)
+    def strong(self, phrase: str) -> bool:
+        """A phrase speech rarely says by chance ("Untertitelung des ZDF"); the lexicon
+        marks the everyday ones ("Thank you.", "Vielen Dank") with a ``weak-`` source."""
+        return not all(source.startswith(WEAK_PREFIX) for _, source in self.phrases.get(phrase, ()))
 
 
 def load_lexicon(path: str | Path | None = None) -> Lexicon:
@@ -96,7 +94,6 @@ def _parse(text: str, where: str) -> Lexicon:
                               f"got {line[:60]!r}; fix or remove the row")
         rows.append((number, *(f.strip() for f in fields)))
     phrases: dict[str, tuple] = {}
-    sizes: dict[str, tuple[int, bool]] = {}
     for number, lang, phrase, source in rows:
         if not any(f"[{source}]" in c for c in comments):
             raise ConfigError(f"{where}: line {number}: source {source!r} has no '# [{source}] ...' "
@@ -104,12 +101,11 @@ def _parse(text: str, where: str) -> Lexicon:
         key = content(phrase)
         if key:
             phrases[key] = phrases.get(key, ()) + ((lang, source),)
-            sizes[key] = max(sizes.get(key, (0, False)), speech_units(phrase))
     if not phrases:
         return Lexicon({}, None, where)
     ordered = sorted(phrases, key=len, reverse=True)  # longest first: the alternation prefers it
     pattern = regex.compile("|".join(regex.escape(p) for p in ordered))
-    return Lexicon(phrases, pattern, where, sizes)
+    return Lexicon(phrases, pattern, where)
 
 
 def matches(keys: list[str], lexicon: Lexicon) -> list[list[str]]:
@@ -142,11 +138,11 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     out = []
     for first, last in groups:
         phrases = [p for i in range(first, last + 1) for p in found[i]]
-        phrase = max(phrases, key=lambda p: (lexicon.strong(p, config), phrases.count(p), len(p)))
+        phrase = max(phrases, key=lambda p: (lexicon.strong(p), phrases.count(p), len(p)))
         evidence = _evidence(first, last, phrase, phrases, totals, table, config, independent)
         if whole:
             evidence.append("only_text")
-        severity = _severity(lexicon.strong(phrase, config), len(evidence))
+        severity = _severity(lexicon.strong(phrase), len(evidence))
         if severity is None:
             continue
         langs = sorted({lang for lang, _ in lexicon.phrases[phrase]})
