@@ -26,7 +26,9 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
     for i in keep:
         start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
         count = (int(runs.start[i]) + int(runs.length[i]) - start) // period
-        finding = _judge(stream, start, period, count, transcript, table, config, speaker)
+        run_stop = int(runs.start[i]) + int(runs.length[i])
+        finding = _judge(stream, start, period, count, transcript, table, config, speaker,
+                         _cut_copies(stream, start, period, run_stop))
         if finding is not None:
             out.append(finding)
     return out
@@ -45,8 +47,24 @@ def _aligned(stream: Stream, start: int, period: int, length: int) -> tuple[int,
     return start, period
 
 
+def _cut_copies(stream: Stream, start: int, period: int, run_stop: int) -> float:
+    """Copies of the unit in a run that fills its segment to an edge, counting a copy
+    cut short there: loops start in the previous chunk and stop at the token cap, usually
+    mid-unit. 0 when the run touches neither edge of its segment."""
+    k0, k1 = stream.owner_index(np.asarray([start, run_stop - 1]))
+    if k0 != k1:
+        return 0.0
+    begin = int(stream.bounds[k0])
+    lead = start - begin  # a cut copy before the run, when the unit reaches back to the start
+    if lead < period and stream.text(begin, start) == stream.text(start + period - lead, start + period):
+        start = begin
+    touches = start == begin or run_stop == int(stream.bounds[k0 + 1])
+    return (run_stop - start) / period if touches else 0.0
+
+
 def _judge(stream: Stream, start: int, period: int, count: int, transcript: Transcript,
-           table: SegmentTable, config: DetectConfig, speaker: str | None) -> Finding | None:
+           table: SegmentTable, config: DetectConfig, speaker: str | None,
+           cut_copies: float = 0.0) -> Finding | None:
     stop = start + count * period
     unit_key = stream.text(start, start + period)
     graphemes = grapheme_len(unit_key.replace(" ", ""))
@@ -61,11 +79,12 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     if count >= threshold or (evidence and count >= config.min_repeats_evidence):
         score = count / threshold if count >= threshold else count / config.min_repeats_evidence
         severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
-    elif _long(unit_key, config) and count >= config.min_repeats_long and (first == last or evidence):
+    elif _long(unit_key, config) and (first == last or evidence) and (
+            count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - 0.5):
         # A whole clause three times running: inside one segment the shape is the
         # evidence; across segments (a cycle cut anywhere) the timing must agree.
         score, severe = count / config.min_repeats_long, len(evidence) > 1
-        evidence = evidence or ("clause_x3",)
+        evidence = evidence or (("clause_x3",) if count >= config.min_repeats_long else ("clause_x3_cut",))
     elif _long(unit_key, config) and first == last:
         # A clause said twice (or thrice across turns): worth a look, not a loop.
         unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
