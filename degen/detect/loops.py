@@ -21,7 +21,12 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
                   config: DetectConfig, speaker: str | None = None) -> list[Finding]:
     """Turn the runs of one stream into findings, keeping those that pass the bar.
     ``speaker`` names the speaker of a per-speaker stream."""
-    keep = np.flatnonzero(runs.count >= 2)
+    # Fewer copies than any count rule needs only matter for long units (a doubled
+    # clause is low): skip the rest here, without a Python call per double.
+    fewest = min(config.min_repeats_evidence, config.min_repeats_short, config.min_repeats)
+    unit_end = np.minimum(runs.start + runs.period, stream.ids.size) - 1
+    unit_chars = stream.ends[unit_end] - stream.starts[runs.start] if len(runs) else runs.start
+    keep = np.flatnonzero((runs.count >= fewest) | (unit_chars >= config.long_unit))
     out = []
     for i in keep:
         start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
@@ -168,4 +173,6 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
 
 
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:
-    return tandem_repeats(stream.ids, config.max_period, 2)  # doubled clauses are reported low
+    # Doubled clauses are reported low: words find them (a CJK clause is one word there);
+    # the other streams start at three copies, which keeps them fast.
+    return tandem_repeats(stream.ids, config.max_period, 2 if stream.name == "words" else 3)
