@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import regex
 
@@ -53,18 +55,21 @@ def _aligned(stream: Stream, start: int, period: int, length: int) -> tuple[int,
 
 
 def _cut_copies(stream: Stream, start: int, period: int, run_stop: int) -> float:
-    """Copies of the unit in a run that fills its segment to an edge, counting a copy
-    cut short there: loops start in the previous chunk and stop at the token cap, usually
-    mid-unit. 0 when the run touches neither edge of its segment."""
+    """Copies of the unit in a run that fills its segment to an edge, counting the copy
+    cut short before it: loops start in the previous chunk and stop at the token cap,
+    usually mid-unit (``面有几条小路，前面有几条小路，前面有几条小路``). 0 when the run
+    touches neither edge of its segment."""
     k0, k1 = stream.owner_index(np.asarray([start, run_stop - 1]))
     if k0 != k1:
         return 0.0
-    begin = int(stream.bounds[k0])
-    lead = start - begin  # a cut copy before the run, when the unit reaches back to the start
-    if lead < period and stream.text(begin, start) == stream.text(start + period - lead, start + period):
-        start = begin
-    touches = start == begin or run_stop == int(stream.bounds[k0 + 1])
-    return (run_stop - start) / period if touches else 0.0
+    begin, end = int(stream.bounds[k0]), int(stream.bounds[k0 + 1])
+    copies = (run_stop - start) / period
+    unit = stream.text(start, start + period).replace(" ", "")
+    before = stream.text(max(begin, start - period), start).replace(" ", "")
+    cut = len(os.path.commonprefix([unit[::-1], before[::-1]]))  # the unit's tail just before the run
+    if cut >= 2:
+        return copies + cut / len(unit)
+    return copies if start == begin or run_stop == end else 0.0
 
 
 def _judge(stream: Stream, start: int, period: int, count: int, transcript: Transcript,
