@@ -195,8 +195,8 @@ def judge(path: Path, lexicon=None) -> tuple[dict[str, bool], bool]:
     try:
         transcript = degen.read(path)
         report = degen.scan(transcript) if lexicon is None else _scan_with(transcript, lexicon)
-    except DegenError:
-        raw = path.read_text(encoding="utf-8", errors="replace")
+    except (DegenError, OSError):
+        raw = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
         doc = Doc(raw.splitlines(), None)
         return {"degen": None, **{name: rule(doc) for name, rule in RULES.items()}}, False
     doc = doc_of(transcript)
