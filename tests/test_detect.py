@@ -130,3 +130,12 @@ def test_natural_repetition_is_never_above_low(repeat, before, after):
     t = Transcript((Segment(Span(0, seconds), "S01", body), Segment(Span(seconds + 1, seconds + 3), "S02", "好的")),
                    "moss")
     assert not [f for f in analyze(t).findings if f.at_least("medium")]
+
+
+def test_lyrics_with_only_start_times_carry_no_duration_evidence():
+    """LRC lines have no end: a line sung four times on a steady beat is evenly spaced,
+    which says nothing about a decoder. The same shape with measured ends is a loop."""
+    lines = ["Here comes the sun again today"] + ["Na na na hey hey goodbye now"] * 4 + ["And the sun sets"]
+    segs = tuple(Segment(Span(10.0 + 4 * i, 14.0 + 4 * i), None, x) for i, x in enumerate(lines))
+    assert not [f for f in analyze(Transcript(segs, "lrc")).findings if f.at_least("medium")]
+    assert [f for f in analyze(Transcript(segs, "srt")).findings if f.at_least("medium")]

@@ -82,7 +82,7 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
 def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period: int, count: int) -> bool:
     """Every copy of a cycle timed alike, segment by segment, to the timestamp
     rounding: a decoder replaying itself (people never repeat a cycle that exactly)."""
-    if not table.timed or count < config.min_repeats_long:
+    if not table.timed or not table.measured or count < config.min_repeats_long:
         return False
     stop = first + period * count
     durations = (table.end - table.start)[first:stop].reshape(count, period)

@@ -12,6 +12,8 @@ from .config import DetectConfig
 from .script import cjk_mask, is_cjk
 from .tokens import Streams
 
+DERIVED_END_FORMATS = frozenset({"lrc"})  # formats whose ends are the next start
+
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,9 @@ class SegmentTable:
     cjk: np.ndarray
     speakers: tuple[str | None, ...]
     timed: bool
+    # False where the format writes only start times (LRC): each end is the next line's
+    # start, so durations say nothing about the decoder and no shape evidence is read.
+    measured: bool = True
 
     @classmethod
     def build(cls, transcript: Transcript, streams: Streams) -> "SegmentTable":
@@ -36,7 +41,8 @@ class SegmentTable:
         word_count = np.diff(words.bounds)
         cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
         units = np.where(cjk, cjk_count + word_count, word_count)
-        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed)
+        measured = transcript.format not in DERIVED_END_FORMATS
+        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed, measured)
 
     def __len__(self) -> int:
         return len(self.speakers)
@@ -68,7 +74,7 @@ class SegmentTable:
             found.append("dense")
         if not self.closed[first:last + 1].all():
             found.append("unclosed")
-        if self.timed:
+        if self.timed and self.measured:
             found += self._shape(first, last, config, uniform_min or config.uniform_duration_run)
         return tuple(found)
 
