@@ -39,6 +39,9 @@ class DetectConfig:
     # (inside one segment the shape is the evidence: nobody says a whole sentence three
     # times running); twice is reported as low.
     long_unit: int = 5
+    # In CJK graphemes (about syllables) a clause needs more: 감사합니다 (5) and 谢谢大家
+    # are one polite word people do say three times; 前面有几条小路 (7) is a clause.
+    long_unit_cjk: int = 7
     min_repeats_long: int = 3
     max_segment_period: int = 5
     # rapidfuzz ratio from which two consecutive segments count as one repeated segment.

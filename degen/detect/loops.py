@@ -123,7 +123,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
 def _long(unit_key: str, config: DetectConfig) -> bool:
     """A clause or sentence rather than a word: enough speech units (words, or CJK
     graphemes) that saying it several times running is not emphasis."""
-    return speech_units(unit_key)[0] >= config.long_unit
+    units, cjk = speech_units(unit_key)
+    return units >= (config.long_unit_cjk if cjk else config.long_unit)
 
 
 def _span(transcript: Transcript, first: int, last: int) -> Span | None:

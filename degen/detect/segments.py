@@ -97,7 +97,8 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     one_speaker = len(set(speakers)) == 1
     alternating = period == 1 and not one_speaker
     threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
-    long_unit = int(table.units[first:first + period].sum()) >= config.long_unit
+    cjk = bool(table.cjk[first:first + period].any())
+    long_unit = int(table.units[first:first + period].sum()) >= (config.long_unit_cjk if cjk else config.long_unit)
     evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
     if period > 1 and "uniform" not in evidence and _copies_alike(table, config, first, period, count):
         evidence += ("uniform",)
