@@ -80,14 +80,18 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
 
 
 def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period: int, count: int) -> bool:
-    """Every copy of a cycle timed alike, segment by segment, to the timestamp
-    rounding: a decoder replaying itself (people never repeat a cycle that exactly)."""
+    """At least ``min_repeats_long`` copies timed alike, segment by segment, to the
+    timestamp rounding: a decoder replaying itself (the copy where the loop begins may
+    differ; people never repeat themselves that exactly)."""
     if not table.timed or not table.measured or count < config.min_repeats_long:
         return False
     stop = first + period * count
     durations = (table.end - table.start)[first:stop].reshape(count, period)
-    spread = durations.max(axis=0) - durations.min(axis=0)
-    return bool((durations > 0).all() and (spread <= config.uniform_tolerance).all())
+    if (durations <= 0).any():
+        return False
+    typical = np.median(durations, axis=0)
+    alike = (np.abs(durations - typical) <= config.uniform_tolerance).all(axis=1)
+    return int(alike.sum()) >= config.min_repeats_long
 
 
 def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
@@ -100,7 +104,7 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     cjk = bool(table.cjk[first:first + period].any())
     long_unit = int(table.units[first:first + period].sum()) >= (config.long_unit_cjk if cjk else config.long_unit)
     evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
-    if period > 1 and "uniform" not in evidence and _copies_alike(table, config, first, period, count):
+    if "uniform" not in evidence and _copies_alike(table, config, first, period, count):
         evidence += ("uniform",)
     if alternating:
         evidence += ("speaker_alternation",)
