@@ -240,3 +240,17 @@ def test_natural_double_or_triple_over_turns_is_never_above_low(unit, count, alt
     segs.append(Segment(Span(t, t + 2.5), "B", "Okay, let's move on to the next point."))
     t = Transcript(tuple(segs), "moss")
     assert not [f for f in analyze(t, lexicon=_lexicon()).findings if f.at_least("medium")]
+
+
+def test_known_phrase_looping_after_real_speech(lexicon):
+    t = Transcript((Segment(Span(0.0, 6.0), None, "The art of dancing without a partner. "
+                            + "Thank you. " * 5),), "moss")
+    (f,) = hallucinations(t, lexicon)
+    assert f.at_least("medium") and "repeated" in f.evidence
+
+
+def test_a_phrase_said_here_and_there_in_a_long_turn_is_not_looping(lexicon):
+    t = meeting((9.3, 30.0, "B", "Thank you. So the first point is the budget, thank you for the numbers, "
+                 "and the second one, thank you again, is the schedule we agreed on last week."),
+                (30.5, 33.0, "A", "Right, let's go through them one by one."))
+    assert not hallucinations(t, lexicon)

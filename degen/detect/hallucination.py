@@ -150,7 +150,10 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     repeats across segments say nothing; only the segment's own timing counts.
     """
     found = matches(keys, lexicon)
-    candidate = [bool(k) and sum(map(len, m)) >= config.hallucination_coverage * len(k)
+    # Most of the segment, or one phrase said again and again (a known phrase looping
+    # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
+    candidate = [bool(k) and (sum(map(len, m)) >= config.hallucination_coverage * len(k)
+                              or any(p * config.hallucination_repeats in k for p in set(m)))
                  for k, m in zip(keys, found)]
     groups = _groups(candidate, independent)
     totals = _phrase_totals(found, candidate, table)
