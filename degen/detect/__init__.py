@@ -2,8 +2,13 @@
 
     streams (chars, words, punct; whole transcript and per speaker)
         └─ tandem repeats ─▶ loop findings ┐
-    segment keys ─▶ segment cycles ─────────┼─▶ de-duplicate ─▶ Analysis
+    segment keys ─▶ segment cycles ─────────┤
+    segment keys ─▶ lexicon automaton ──────┼─▶ de-duplicate ─▶ Analysis
     segment table ─▶ timing findings ───────┘
+
+The segment table also supplies the timing evidence every verdict weighs (too dense, too
+sparse, equal durations, 30 s windows, zero length, an unclosed tail). Utterance-per-line
+transcripts (``meta["independent"]``) are judged one utterance at a time.
 """
 
 from __future__ import annotations
