@@ -139,3 +139,17 @@ def test_lyrics_with_only_start_times_carry_no_duration_evidence():
     segs = tuple(Segment(Span(10.0 + 4 * i, 14.0 + 4 * i), None, x) for i, x in enumerate(lines))
     assert not [f for f in analyze(Transcript(segs, "lrc")).findings if f.at_least("medium")]
     assert [f for f in analyze(Transcript(segs, "srt")).findings if f.at_least("medium")]
+
+
+def test_a_long_drill_over_turns_needs_machine_timing():
+    """Teacher and class trade one phrase ten times, each turn its own length and pause:
+    a drill. The same alternation with every turn exactly 1.5 s long is a decoder's."""
+    def drill(timed_alike):
+        segs, t = [], 0.5
+        for i in range(10):
+            d = 1.5 if timed_alike else 1.4 + 0.13 * (i % 4)
+            segs.append(Segment(Span(t, t + d), "AB"[i % 2], "How are you doing today?"))
+            t += d + (0.0 if timed_alike else 0.5 + 0.1 * (i % 3))
+        return Transcript(tuple(segs), "moss")
+    assert not [f for f in analyze(drill(False)).findings if f.at_least("medium")]
+    assert [f for f in analyze(drill(True)).findings if f.at_least("medium") and f.is_loop]

@@ -86,6 +86,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         k0, k1 = stream.owner_index(np.asarray([start, stop - 1]))
         members = stream.owners[k0:k1 + 1]
     evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
+    if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
+        threshold *= 2  # spread over turns of several speakers: a drill or a read-back
     if count >= threshold or (evidence and count >= config.min_repeats_evidence):
         score = count / threshold if count >= threshold else count / config.min_repeats_evidence
         severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)

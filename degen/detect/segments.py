@@ -80,18 +80,22 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
 
 
 def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period: int, count: int) -> bool:
-    """At least ``min_repeats_long`` copies timed alike, segment by segment, to the
-    timestamp rounding: a decoder replaying itself (the copy where the loop begins may
-    differ; people never repeat themselves that exactly)."""
+    """Most copies timed alike, segment by segment, to the timestamp rounding, in one
+    unbroken stretch of at least ``min_repeats_long``: a decoder replaying itself (the
+    copy where the loop begins may differ). People never repeat themselves that exactly,
+    and a few coinciding durations scattered through a drill are not a stretch."""
     if not table.timed or not table.measured or count < config.min_repeats_long:
         return False
     stop = first + period * count
     durations = (table.end - table.start)[first:stop].reshape(count, period)
     if (durations <= 0).any():
         return False
-    typical = np.median(durations, axis=0)
-    alike = (np.abs(durations - typical) <= config.uniform_tolerance).all(axis=1)
-    return int(alike.sum()) >= config.min_repeats_long
+    same = (np.abs(np.diff(durations, axis=0)) <= config.uniform_tolerance).all(axis=1)
+    longest, run = 1, 1
+    for alike in same.tolist():
+        run = run + 1 if alike else 1
+        longest = max(longest, run)
+    return longest >= max(config.min_repeats_long, (count + 1) // 2)
 
 
 def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
@@ -101,6 +105,8 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     one_speaker = len(set(speakers)) == 1
     alternating = period == 1 and not one_speaker
     threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
+    if alternating:  # spread over turns: a drill or a read-back, unless timing says otherwise
+        threshold *= 2
     cjk = bool(table.cjk[first:first + period].any())
     long_unit = int(table.units[first:first + period].sum()) >= (config.long_unit_cjk if cjk else config.long_unit)
     evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
