@@ -125,6 +125,4 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     if not table.timed and long_unit and one_speaker and count >= config.min_repeats_evidence:
         # Plain text: no timing to ask, and nobody says a whole long line 4 times running.
         return "medium", count / config.min_repeats_evidence, evidence + ("untimed",)
-    if long_unit and count >= 2 and one_speaker:
-        return "low", count / threshold, evidence
-    return None
+    return None  # a repeated line with speech's own timing: a chorus, a read-back
