@@ -209,7 +209,7 @@ def _evidence(first, last, phrase, phrases, totals, table: SegmentTable, config:
               independent: bool) -> list[str]:
     n = len(table)
     found = []
-    if table.timed:
+    if table.timed and table.measured:  # LRC ends are the next start: no silence to read
         seconds = float(np.sum(table.end[first:last + 1] - table.start[first:last + 1]))
         units = int(table.units[first:last + 1].sum())
         if seconds >= config.silence_min_seconds and units / seconds < config.silence_rate:
