@@ -2,18 +2,25 @@
 
     streams (chars, words, punct; whole transcript and per speaker)
         └─ tandem repeats ─▶ loop findings ┐
-    segment keys ─▶ segment cycles ─────────┼─▶ de-duplicate ─▶ Analysis
+    segment keys ─▶ segment cycles ─────────┤
+    segment keys ─▶ lexicon automaton ──────┼─▶ de-duplicate ─▶ Analysis
     segment table ─▶ timing findings ───────┘
+
+The segment table also supplies the timing evidence every verdict weighs (too dense, too
+sparse, equal durations, 30 s windows, zero length, an unclosed tail). Utterance-per-line
+transcripts (``meta["independent"]``) are judged one utterance at a time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from dataclasses import dataclass
 
 from ..model import Transcript
 from .config import DEFAULT, SEVERITIES, DetectConfig
-from .finding import LOOP_KINDS, SEVERITY_RANK, TIMING_KINDS, Finding
+from .finding import HALLUCINATION_KINDS, LOOP_KINDS, SEVERITY_RANK, TIMING_KINDS, Finding
+from .hallucination import Lexicon, default_lexicon, hallucination_findings, load_lexicon
 from .loops import find_runs, loop_findings, max_repetition
 from .segments import consecutive_repeats, segment_findings
 from .table import SegmentTable
@@ -23,7 +30,7 @@ import numpy as np
 from .tokens import build_streams
 
 __all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
-           "LOOP_KINDS", "TIMING_KINDS", "compression_ratio"]
+           "LOOP_KINDS", "TIMING_KINDS", "HALLUCINATION_KINDS", "compression_ratio", "Lexicon", "load_lexicon"]
 
 
 @dataclass(frozen=True)
@@ -44,8 +51,15 @@ def compression_ratio(text: str) -> float:
 
 
 def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
-            audio_duration: float | None = None) -> Analysis:
-    """Find every loop and timing anomaly in ``transcript``.
+            audio_duration: float | None = None, lexicon: Lexicon | None = None) -> Analysis:
+    """Find every loop, known hallucination and timing anomaly in ``transcript``.
+
+    Args:
+        transcript: what to judge. ``meta["independent"]`` (utterance-per-line files)
+            makes each segment judged on its own.
+        config: thresholds.
+        audio_duration: seconds of audio, to catch a transcript that stops early.
+        lexicon: known hallucinations; the packaged ``hallucinations.tsv`` when None.
 
     >>> from degen.formats import loads
     >>> a = analyze(loads("[0.0][S01]" + "的" * 40 + "[2.0]"))
@@ -53,21 +67,30 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     [('char_loop', '的', 40)]
     """
     texts = transcript.columns().texts
+    independent = bool(transcript.meta.get("independent"))
     built = build_streams(texts)
     streams = built.all()
     runs = [find_runs(s, config) for s in streams]
     table = SegmentTable.build(transcript, built)
     loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
     speakers = np.array([s or "" for s in table.speakers], dtype=object)
-    for speaker in _interleaved_speakers(table.speakers):
+    for speaker in ([] if independent else _interleaved_speakers(table.speakers)):
         # A loop of one speaker may be interrupted by another's segments.
         mine = np.flatnonzero(speakers == speaker)
         for stream in (built.chars.subset(mine), built.words.subset(mine)):
             loops += loop_findings(stream, find_runs(stream, config), transcript, table, config, speaker)
     keys = built.keys
-    loops += segment_findings(transcript, keys, table, config)
+    if independent:
+        loops = _each_alone(loops, transcript, config)
+    else:
+        loops += segment_findings(transcript, keys, table, config)
+    loops += hallucination_findings(transcript, keys, table, config,
+                                    default_lexicon() if lexicon is None else lexicon, independent)
     loops = _dedupe(loops)
-    timing = _absorbed(timing_findings(transcript, table, config, audio_duration), loops)
+    timing = timing_findings(transcript, table, config, None if independent else audio_duration)
+    if independent:  # durations of separate utterances owe each other nothing
+        timing = [f for f in timing if f.kind != "uniform_durations"]
+    timing = _absorbed(timing, loops)
     unit, count = max_repetition(streams, runs, transcript)
     ratios = window_ratios(table, texts)
     findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
@@ -94,14 +117,29 @@ def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:
     return [s for s in dict.fromkeys(speakers) if s is not None] if switches > 1 else []
 
 
-_STREAM_PREFERENCE = {"segments": 0, "words": 1, "chars": 2, "punct": 3}
+_STREAM_PREFERENCE = {"segments": 0, "lexicon": 1, "words": 2, "chars": 3, "punct": 4}
+
+
+def _each_alone(loops: list[Finding], transcript: Transcript, config: DetectConfig) -> list[Finding]:
+    """Independent utterances: a loop that runs across utterances is no loop; judge each
+    utterance it touched on its own instead (one small analysis per such utterance)."""
+    kept = [f for f in loops if f.segments[0] == f.segments[1]]
+    crossing = sorted({i for f in loops if f.segments[0] != f.segments[1]
+                       for i in range(f.segments[0], f.segments[1] + 1)} - {f.segments[0] for f in kept})
+    for i in crossing:
+        alone = Transcript((transcript[i],), transcript.format, {"independent": True})
+        for f in analyze(alone, config, lexicon=Lexicon({}, None)).findings:
+            if f.is_loop:
+                kept.append(dataclasses.replace(f, segments=(i, i), extent=(i + f.extent[0], i + f.extent[1])))
+    return kept
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per place: where two overlap by half the shorter, keep the one that
-    covers more text, then the segment-level, word-level, character-level one in that
-    order (the most readable unit)."""
-    ranked = sorted(findings, key=lambda f: (-f.covered, _STREAM_PREFERENCE[f.stream]))
+    """One finding per place: where two overlap by half the shorter, keep the more
+    severe one, then the one that covers more text, then the segment-level, lexicon,
+    word-level, character-level one in that order (the most readable unit)."""
+    ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered,
+                                             _STREAM_PREFERENCE[f.stream]))
     kept: list[Finding] = []
     for f in ranked:
         if not any(_overlap(f.extent, k.extent) for k in kept):

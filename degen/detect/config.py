@@ -34,6 +34,15 @@ class DetectConfig:
     # Identical consecutive segments from one speaker: loops of 5 and more one-second
     # segments are common; several speakers saying "Yeah." x4 is a conversation.
     min_segment_repeats: int = 5
+    # A long unit (this many speech units, words or CJK graphemes: a clause or sentence,
+    # not "Yeah.", "no, no" or 对对对) repeated min_repeats_long times is a loop when timing or shape backs it
+    # (inside one segment the shape is the evidence: nobody says a whole sentence three
+    # times running); twice is reported as low.
+    long_unit: int = 5
+    # In CJK graphemes (about syllables) a clause needs more: 감사합니다 (5) and 谢谢大家
+    # are one polite word people do say three times; 前面有几条小路 (7) is a clause.
+    long_unit_cjk: int = 7
+    min_repeats_long: int = 3
     max_segment_period: int = 5
     # rapidfuzz ratio from which two consecutive segments count as one repeated segment.
     near_duplicate_ratio: float = 90.0
@@ -48,10 +57,36 @@ class DetectConfig:
     rate_min_seconds: float = 1.0
     # This many consecutive segments with the same non-zero duration is machine-made.
     uniform_duration_run: int = 5
+    # Whisper decodes 30 s windows; a run of segments each exactly one window long is
+    # the decoder's grid, not speech.
+    window_seconds: float = 30.0
+    # Slow: a repeated run carrying fewer speech units a second than this, over at
+    # least slow_min_seconds of segment time, is text laid over silence or music (a
+    # 6-word sentence per 15 s window). Held notes in singing stay above it averaged
+    # over whole lines.
+    slow_rate: float = 0.5
+    slow_min_seconds: float = 6.0
+    # Seconds within which two durations count as equal: timestamps written to 10 ms
+    # (SRT, whisper's 20 ms tokens halved by rounding) put up to 10 ms of rounding on a
+    # duration, so 11 ms tells "equal up to rounding" from any real spread of speech.
+    uniform_tolerance: float = 0.011
     # A transcript is cut short when its last end falls this far before the audio end,
     # both in seconds and as a share of the audio (natural trailing silence is shorter).
     truncation_seconds: float = 30.0
     truncation_share: float = 0.05
+    # Known hallucinations (hallucination.py). A segment is a candidate when lexicon
+    # phrases make up this share of its text: "Untertitelung des ZDF, 2020" is one,
+    # "thank you all for coming to this talk" is not.
+    hallucination_coverage: float = 0.5
+    # Over silence: a segment this long carrying fewer speech units a second than the
+    # slowest real speech (about 1.5 words/s) is mostly silence the model filled in.
+    silence_min_seconds: float = 3.0
+    silence_rate: float = 1.0
+    # Alone in a window: this much silence on both sides; turn gaps in conversation are
+    # well under a second, and a pause of 5 s leaves room for nothing but the phrase.
+    isolation_gap: float = 5.0
+    # The same phrase from one voice this many times is repeated, not polite.
+    hallucination_repeats: int = 3
     # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
     compression_ratio: float = 2.4
     # Findings at or above this severity make a transcript degenerate.

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ..model import Span
 
 LOOP_KINDS = ("char_loop", "phrase_loop", "segment_loop")
+HALLUCINATION_KINDS = ("hallucination",)
 TIMING_KINDS = ("rate", "zero_length", "inverted", "uniform_durations", "unclosed", "truncated")
 SEVERITY_RANK = {"low": 1, "medium": 2, "high": 3}
 
@@ -16,7 +17,7 @@ class Finding:
     """One loop or timing anomaly.
 
     Attributes:
-        kind: one of LOOP_KINDS or TIMING_KINDS.
+        kind: one of LOOP_KINDS, HALLUCINATION_KINDS or TIMING_KINDS.
         severity: "low", "medium" or "high".
         span: time in seconds covered, or None without timing.
         segments: (first, last) segment indices, inclusive.

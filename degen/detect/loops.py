@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import regex
 
@@ -10,6 +12,7 @@ from .config import DetectConfig
 from .finding import Finding
 from .periodic import Runs, tandem_repeats
 from .table import SegmentTable
+from .script import speech_units
 from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
@@ -20,12 +23,19 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
                   config: DetectConfig, speaker: str | None = None) -> list[Finding]:
     """Turn the runs of one stream into findings, keeping those that pass the bar.
     ``speaker`` names the speaker of a per-speaker stream."""
-    keep = np.flatnonzero(runs.count >= config.min_repeats_evidence)
+    # Fewer copies than any count rule needs only matter for long units (a doubled
+    # clause is low): skip the rest here, without a Python call per double.
+    fewest = min(config.min_repeats_evidence, config.min_repeats_short, config.min_repeats)
+    unit_end = np.minimum(runs.start + runs.period, stream.ids.size) - 1
+    unit_chars = stream.ends[unit_end] - stream.starts[runs.start] if len(runs) else runs.start
+    keep = np.flatnonzero((runs.count >= fewest) | (unit_chars >= config.long_unit))
     out = []
     for i in keep:
         start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
         count = (int(runs.start[i]) + int(runs.length[i]) - start) // period
-        finding = _judge(stream, start, period, count, transcript, table, config, speaker)
+        run_stop = int(runs.start[i]) + int(runs.length[i])
+        finding = _judge(stream, start, period, count, transcript, table, config, speaker,
+                         _cut_copies(stream, start, period, run_stop))
         if finding is not None:
             out.append(finding)
     return out
@@ -44,8 +54,27 @@ def _aligned(stream: Stream, start: int, period: int, length: int) -> tuple[int,
     return start, period
 
 
+def _cut_copies(stream: Stream, start: int, period: int, run_stop: int) -> float:
+    """Copies of the unit in a run that fills its segment to an edge, counting the copy
+    cut short before it: loops start in the previous chunk and stop at the token cap,
+    usually mid-unit (``面有几条小路，前面有几条小路，前面有几条小路``). 0 when the run
+    touches neither edge of its segment."""
+    k0, k1 = stream.owner_index(np.asarray([start, run_stop - 1]))
+    if k0 != k1:
+        return 0.0
+    begin, end = int(stream.bounds[k0]), int(stream.bounds[k0 + 1])
+    copies = (run_stop - start) / period
+    unit = stream.text(start, start + period).replace(" ", "")
+    before = stream.text(max(begin, start - period), start).replace(" ", "")
+    cut = len(os.path.commonprefix([unit[::-1], before[::-1]]))  # the unit's tail just before the run
+    if cut >= 2:
+        return copies + cut / len(unit)
+    return copies if start == begin or run_stop == end else 0.0
+
+
 def _judge(stream: Stream, start: int, period: int, count: int, transcript: Transcript,
-           table: SegmentTable, config: DetectConfig, speaker: str | None) -> Finding | None:
+           table: SegmentTable, config: DetectConfig, speaker: str | None,
+           cut_copies: float = 0.0) -> Finding | None:
     stop = start + count * period
     unit_key = stream.text(start, start + period)
     graphemes = grapheme_len(unit_key.replace(" ", ""))
@@ -56,11 +85,29 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     if speaker is not None:  # a per-speaker stream: judge that speaker's text only
         k0, k1 = stream.owner_index(np.asarray([start, stop - 1]))
         members = stream.owners[k0:k1 + 1]
-    evidence = table.evidence(first, last, config, members)
-    if count < threshold and not (evidence and count >= config.min_repeats_evidence):
+    evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
+    if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
+        threshold *= 2  # spread over turns of several speakers: a drill or a read-back
+    if count >= threshold or (evidence and count >= config.min_repeats_evidence):
+        score = count / threshold if count >= threshold else count / config.min_repeats_evidence
+        severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
+    elif _long(unit_key, config) and (first == last or evidence) and (
+            count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - 0.5):
+        # A whole clause three times running: inside one segment the shape is the
+        # evidence; across segments (a cycle cut anywhere) the timing must agree.
+        score, severe = count / config.min_repeats_long, len(evidence) > 1
+        evidence = evidence or (("clause_x3",) if count >= config.min_repeats_long else ("clause_x3_cut",))
+    elif _long(unit_key, config) and first == last:
+        # A clause said twice (or thrice across turns): worth a look, not a loop.
+        unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
+        return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
+                       segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
+                       period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
+                       evidence=evidence, stream=stream.name,
+                       extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
+                       covered=count * grapheme_len(content(unit_key) or unit_key))
+    else:
         return None
-    score = count / threshold if count >= threshold else count / config.min_repeats_evidence
-    severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
     unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
     return Finding(
         kind="char_loop" if graphemes == 1 else "phrase_loop",
@@ -73,6 +120,13 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
         covered=count * grapheme_len(content(unit_key) or unit_key),
     )
+
+
+def _long(unit_key: str, config: DetectConfig) -> bool:
+    """A clause or sentence rather than a word: enough speech units (words, or CJK
+    graphemes) that saying it several times running is not emphasis."""
+    units, cjk = speech_units(unit_key)
+    return units >= (config.long_unit_cjk if cjk else config.long_unit)
 
 
 def _span(transcript: Transcript, first: int, last: int) -> Span | None:
@@ -127,4 +181,6 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
 
 
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:
-    return tandem_repeats(stream.ids, config.max_period, 3)  # the metric ignores doubles
+    # Doubled clauses are reported low: words find them (a CJK clause is one word there);
+    # the other streams start at three copies, which keeps them fast.
+    return tandem_repeats(stream.ids, config.max_period, 2 if stream.name == "words" else 3)

@@ -50,21 +50,26 @@ def consecutive_repeats(keys: list[str]) -> int:
 
 def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTable,
                      config: DetectConfig) -> list[Finding]:
+    """Runs of repeated segments and cycles of up to ``max_segment_period`` segments.
+
+    Many copies are a loop on count alone. Few copies (from ``min_repeats_long``) of a
+    long unit are a loop only when the timing says machine: equal durations, whole 30 s
+    windows, zero length, text too dense or too sparse for its time. A phrase that
+    bounces between speakers is judged the same way: drills and read-backs carry their
+    own plausible timing, a decoder's alternation does not.
+    """
     ids = segment_ids(keys, config.near_duplicate_ratio)
-    runs = tandem_repeats(ids, config.max_segment_period, config.min_repeats_evidence)
+    runs = tandem_repeats(ids, config.max_segment_period, 2)
     out = []
     for start, period, count in zip(runs.start.tolist(), runs.period.tolist(), runs.count.tolist()):
         first, last = start, start + period * count - 1
-        one_speaker = len({table.speakers[i] for i in range(first, last + 1)}) == 1
-        threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
-        evidence = table.evidence(first, last, config)
-        if count < threshold and not evidence:
+        verdict = _verdict(keys, table, config, first, last, period, count)
+        if verdict is None:
             continue
-        score = count / threshold if count >= threshold else count / config.min_repeats_evidence
-        severe = count >= 2 * threshold or (count >= threshold and evidence)
+        severity, score, evidence = verdict
         unit = " | ".join(_clip(transcript[i].text) for i in range(first, first + period))
         out.append(Finding(
-            kind="segment_loop", severity="high" if severe else "medium",
+            kind="segment_loop", severity=severity,
             span=_span(transcript, first, last), segments=(first, last),
             speaker=table.speaker_of(first, last), unit=unit, period=period, count=count,
             excerpt=_clip(transcript[first].text), score=score, evidence=evidence,
@@ -72,3 +77,52 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
             covered=sum(len(keys[i]) for i in range(first, last + 1)),
         ))
     return out
+
+
+def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period: int, count: int) -> bool:
+    """Most copies timed alike, segment by segment, to the timestamp rounding, in one
+    unbroken stretch of at least ``min_repeats_long``: a decoder replaying itself (the
+    copy where the loop begins may differ). People never repeat themselves that exactly,
+    and a few coinciding durations scattered through a drill are not a stretch."""
+    if not table.timed or not table.measured or count < config.min_repeats_long:
+        return False
+    stop = first + period * count
+    durations = (table.end - table.start)[first:stop].reshape(count, period)
+    if (durations <= 0).any():
+        return False
+    same = (np.abs(np.diff(durations, axis=0)) <= config.uniform_tolerance).all(axis=1)
+    longest, run = 1, 1
+    for alike in same.tolist():
+        run = run + 1 if alike else 1
+        longest = max(longest, run)
+    return longest >= max(config.min_repeats_long, (count + 1) // 2)
+
+
+def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
+             count: int) -> tuple[str, float, tuple[str, ...]] | None:
+    """(severity, score, evidence) of a run of ``count`` copies of ``period`` segments."""
+    speakers = table.speakers[first:last + 1]
+    one_speaker = len(set(speakers)) == 1
+    alternating = period == 1 and not one_speaker
+    threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
+    if alternating:  # spread over turns: a drill or a read-back, unless timing says otherwise
+        threshold *= 2
+    cjk = bool(table.cjk[first:first + period].any())
+    long_unit = int(table.units[first:first + period].sum()) >= (config.long_unit_cjk if cjk else config.long_unit)
+    evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
+    if "uniform" not in evidence and _copies_alike(table, config, first, period, count):
+        evidence += ("uniform",)
+    if alternating:
+        evidence += ("speaker_alternation",)
+    machine = [e for e in evidence if e != "speaker_alternation"]
+    if count >= threshold:
+        severe = count >= 2 * threshold or bool(machine)
+        return ("high" if severe else "medium"), count / threshold, evidence
+    if machine and count >= config.min_repeats_evidence:
+        return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_evidence, evidence
+    if machine and long_unit and count >= config.min_repeats_long:
+        return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_long, evidence
+    if not table.timed and long_unit and one_speaker and count >= config.min_repeats_evidence:
+        # Plain text: no timing to ask, and nobody says a whole long line 4 times running.
+        return "medium", count / config.min_repeats_evidence, evidence + ("untimed",)
+    return None  # a repeated line with speech's own timing: a chorus, a read-back

@@ -9,12 +9,11 @@ import numpy as np
 
 from ..model import Transcript
 from .config import DetectConfig
+from .script import cjk_mask, is_cjk
 from .tokens import Streams
 
-# Code point ranges of scripts written without spaces, where one grapheme is about one
-# syllable or mora (CJK ideographs, kana, Hangul, Thai, Lao, Khmer, Myanmar).
-_CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
-               (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
+DERIVED_END_FORMATS = frozenset({"lrc"})  # formats whose ends are the next start
+
 
 
 @dataclass(frozen=True)
@@ -26,6 +25,9 @@ class SegmentTable:
     cjk: np.ndarray
     speakers: tuple[str | None, ...]
     timed: bool
+    # False where the format writes only start times (LRC): each end is the next line's
+    # start, so durations say nothing about the decoder and no shape evidence is read.
+    measured: bool = True
 
     @classmethod
     def build(cls, transcript: Transcript, streams: Streams) -> "SegmentTable":
@@ -34,14 +36,13 @@ class SegmentTable:
         timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
         chars, words = streams.chars, streams.words
         ids = streams.codes[chars.starts]
-        mask = np.zeros(ids.size, dtype=bool)
-        for low, high in _CJK_RANGES:
-            mask |= (ids >= low) & (ids <= high)
+        mask = cjk_mask(ids)
         cjk_count = np.bincount(chars.owner_index(np.flatnonzero(mask)), minlength=n)
         word_count = np.diff(words.bounds)
-        cjk = cjk_count >= word_count
+        cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
         units = np.where(cjk, cjk_count + word_count, word_count)
-        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed)
+        measured = transcript.format not in DERIVED_END_FORMATS
+        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed, measured)
 
     def __len__(self) -> int:
         return len(self.speakers)
@@ -61,22 +62,40 @@ class SegmentTable:
         seconds = max(float(self.end[last] - self.start[first]), config.rate_min_seconds)
         return units / seconds
 
-    def evidence(self, first: int, last: int, config: DetectConfig, members=None) -> tuple[str, ...]:
+    def evidence(self, first: int, last: int, config: DetectConfig, members=None,
+                 uniform_min: int | None = None) -> tuple[str, ...]:
         """Timing signals, independent of any repeat count, that text in first..last is
-        not real speech (``members``: the segments of one speaker's stream in that range)."""
+        not real speech (``members``: the segments of one speaker's stream in that range;
+        ``uniform_min``: how many equal durations in a row count, default
+        ``config.uniform_duration_run``)."""
         found = []
         rate = self.rate(first, last, config, members)
         if rate is not None and rate > self.rate_limit(first, last, config):
             found.append("dense")
         if not self.closed[first:last + 1].all():
             found.append("unclosed")
-        if self.timed and last > first:
-            durations = (self.end - self.start)[first:last + 1]
-            if (durations[self.closed[first:last + 1]] <= 0).any():
-                found.append("zero_length")
-            if last - first + 1 >= config.uniform_duration_run and durations.min() > 0 and durations.max() - durations.min() <= 0.011:
-                found.append("uniform")
+        if self.timed and self.measured:
+            found += self._shape(first, last, config, uniform_min or config.uniform_duration_run)
         return tuple(found)
+
+    def _shape(self, first: int, last: int, config: DetectConfig, uniform_min: int) -> list[str]:
+        """Machine-made durations: zero, all equal, whole 30 s decoding windows, or
+        far too long for the text they carry (a model filling silence or music)."""
+        found = []
+        closed = self.closed[first:last + 1]
+        durations = (self.end - self.start)[first:last + 1]
+        if last > first and (durations[closed] <= 0).any():
+            found.append("zero_length")
+        if (last - first + 1 >= uniform_min and durations.min() > 0
+                and durations.max() - durations.min() <= config.uniform_tolerance):
+            found.append("uniform")
+        if last > first and closed.all() and (np.abs(durations - config.window_seconds) <= config.uniform_tolerance).all():
+            found.append("window")
+        seconds = float(durations[closed & (durations > 0)].sum())
+        units = int(self.units[first:last + 1].sum())
+        if units and seconds >= config.slow_min_seconds and units / seconds < config.slow_rate:
+            found.append("slow")
+        return found
 
     def speaker_of(self, first: int, last: int) -> str | None:
         names = sorted({s for s in self.speakers[first:last + 1] if s is not None})

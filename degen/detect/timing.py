@@ -39,8 +39,8 @@ def timing_findings(transcript: Transcript, table: SegmentTable, config: DetectC
             out.append(_finding("zero_length", "low", transcript, table, first, last))
         for first, last in _groups(durations < 0):
             out.append(_finding("inverted", "medium", transcript, table, first, last))
-        same = np.concatenate(([False], (np.abs(np.diff(durations)) <= 0.005) & (durations[1:] > 0)))
-        for first, last in _groups(same, config.uniform_duration_run - 1):
+        same = np.concatenate(([False], (np.abs(np.diff(durations)) <= config.uniform_tolerance) & (durations[1:] > 0)))
+        for first, last in _groups(same if table.measured else same & False, config.uniform_duration_run - 1):
             out.append(_finding("uniform_durations", "low", transcript, table, first - 1, last))
     for first, last in _groups(~table.closed):
         out.append(_finding("unclosed", "medium", transcript, table, first, last, evidence=("unclosed",)))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..detect import DEFAULT, DetectConfig, analyze
+from ..detect.script import cjk_count
 from ..detect.tokens import content
 from ..errors import ConfigError
 from ..model import Transcript
@@ -152,7 +153,7 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
 
 def _density(transcript: Transcript, config: DetectConfig) -> tuple[int, float]:
     text = content("".join(s.text for s in transcript))
-    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    cjk = cjk_count(text)
     if cjk * 2 >= len(text):
         return len(text), config.max_cjk_rate
     words = sum(len(s.text.split()) for s in transcript)

@@ -1,0 +1,238 @@
+"""Known hallucinations: what ASR models write over silence and music ("Thanks for
+watching", "Untertitelung des ZDF", "字幕由Amara.org社区提供"), matched against a
+per-language lexicon and weighed by what the timing says.
+
+A phrase alone proves little: people do say "thank you". So a match becomes a finding
+only when it is most of its segment, and its severity rises with independent evidence
+from the timing: the segment sits at the file's edge, alone between long gaps, over
+silence (a long segment with little text), or the same phrase comes back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import re
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..model import Transcript
+from .config import DetectConfig
+from .finding import Finding
+from .loops import _clip, _span
+from .table import SegmentTable
+from .tokens import SEP, content
+
+LEXICON_FILE = "hallucinations.tsv"
+WEAK_PREFIX = "weak-"  # source ids of phrases people really say
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Normalised phrases, their languages and sources, and one automaton over them.
+
+    Attributes:
+        phrases: normalised phrase -> tuple of (language, source id).
+        pattern: one regex alternation of every phrase (as a trie), or None when empty.
+        path: where it was read from.
+    """
+
+    phrases: dict
+    pattern: re.Pattern | None
+    path: str = ""
+
+    def __len__(self) -> int:
+        return len(self.phrases)
+
+    def strong(self, phrase: str) -> bool:
+        """A phrase speech rarely says by chance ("Untertitelung des ZDF"); the lexicon
+        marks the everyday ones ("Thank you.", "Vielen Dank") with a ``weak-`` source."""
+        return not all(source.startswith(WEAK_PREFIX) for _, source in self.phrases.get(phrase, ()))
+
+
+def load_lexicon(path: str | Path | None = None) -> Lexicon:
+    """Read a lexicon file (``lang<TAB>phrase<TAB>source_id`` rows, ``#`` comments).
+
+    Args:
+        path: the file; the packaged ``hallucinations.tsv`` when None (an empty lexicon
+            when the package has none).
+
+    Raises:
+        ConfigError: a row without three fields, or naming an uncited source.
+    """
+    if path is None:
+        packaged = resources.files(__package__).joinpath(LEXICON_FILE)
+        if not packaged.is_file():
+            return Lexicon({}, None, "")
+        return _parse(packaged.read_text(encoding="utf-8"), str(packaged))
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the hallucination lexicon ({e}); give a UTF-8 TSV file") from None
+    return _parse(text, str(path))
+
+
+@lru_cache(maxsize=1)
+def default_lexicon() -> Lexicon:
+    return load_lexicon()
+
+
+def _parse(text: str, where: str) -> Lexicon:
+    comments, rows = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("#"):
+            comments.append(line)
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not all(f.strip() for f in fields):
+            raise ConfigError(f"{where}: line {number}: expected lang<TAB>phrase<TAB>source_id, "
+                              f"got {line[:60]!r}; fix or remove the row")
+        rows.append((number, *(f.strip() for f in fields)))
+    phrases: dict[str, tuple] = {}
+    for number, lang, phrase, source in rows:
+        if not any(f"[{source}]" in c for c in comments):
+            raise ConfigError(f"{where}: line {number}: source {source!r} has no '# [{source}] ...' "
+                              f"citation line; add one")
+        key = content(phrase)
+        if key:
+            phrases[key] = phrases.get(key, ()) + ((lang, source),)
+    if not phrases:
+        return Lexicon({}, None, where)
+    return Lexicon(phrases, re.compile(_trie_pattern(phrases)), where)
+
+
+def _trie_pattern(phrases) -> str:
+    """One regex alternation of every phrase, factored as a trie (``th(?:ank(?:you|s))``):
+    at each position the engine follows one branch instead of trying every phrase, 20x
+    faster than the flat alternation, and the greedy optional tails prefer the longest
+    phrase, as Aho-Corasick's leftmost-longest match would."""
+    trie: dict = {}
+    for phrase in phrases:
+        node = trie
+        for ch in phrase:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+def matches(keys: list[str], lexicon: Lexicon) -> list[list[str]]:
+    """The lexicon phrases found in each segment key, in one pass of the automaton over
+    all keys joined."""
+    found: list[list[str]] = [[] for _ in keys]
+    if lexicon.pattern is None or not keys:
+        return found
+    joined = SEP.join(keys)
+    bounds = np.cumsum([0] + [len(k) + 1 for k in keys])
+    for m in lexicon.pattern.finditer(joined):
+        found[int(np.searchsorted(bounds, m.start(), side="right")) - 1].append(m.group())
+    return found
+
+
+def hallucination_findings(transcript: Transcript, keys: list[str], table: SegmentTable, config: DetectConfig,
+                           lexicon: Lexicon, independent: bool = False) -> list[Finding]:
+    """One finding per run of consecutive segments made mostly of lexicon phrases.
+
+    ``independent``: each segment is its own utterance, so file edges, gaps and
+    repeats across segments say nothing; only the segment's own timing counts.
+    """
+    found = matches(keys, lexicon)
+    # Most of the segment, or one phrase said again and again (a known phrase looping
+    # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
+    candidate = [bool(k) and (sum(map(len, m)) >= config.hallucination_coverage * len(k)
+                              or any(p * config.hallucination_repeats in k for p in set(m)))
+                 for k, m in zip(keys, found)]
+    groups = _groups(candidate, independent)
+    totals = _phrase_totals(found, candidate, table)
+    # Nothing but known phrases in the whole file: the recording held no speech at all.
+    whole = not independent and all(c or not k for c, k in zip(candidate, keys))
+    out = []
+    for first, last in groups:
+        phrases = [p for i in range(first, last + 1) for p in found[i]]
+        phrase = max(phrases, key=lambda p: (lexicon.strong(p), phrases.count(p), len(p)))
+        evidence = _evidence(first, last, phrase, phrases, totals, table, config, independent)
+        if whole:
+            evidence.append("only_text")
+        severity = _severity(lexicon.strong(phrase), len(evidence))
+        if severity is None:
+            continue
+        langs = sorted({lang for lang, _ in lexicon.phrases[phrase]})
+        out.append(Finding(
+            kind="hallucination", severity=severity, span=_span(transcript, first, last),
+            segments=(first, last), speaker=table.speaker_of(first, last),
+            unit=_clip(transcript[first].text), count=phrases.count(phrase),
+            excerpt=_clip(transcript[first].text), score=1.0 + len(evidence),
+            evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
+            extent=(float(first), float(last + 1)), covered=sum(len(keys[i]) for i in range(first, last + 1))))
+    return out
+
+
+def _groups(candidate: list[bool], independent: bool) -> list[tuple[int, int]]:
+    """(first, last) of each run of candidate segments (each alone when independent)."""
+    out: list[tuple[int, int]] = []
+    for i, c in enumerate(candidate):
+        if not c:
+            continue
+        if out and out[-1][1] == i - 1 and not independent:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
+
+
+def _phrase_totals(found, candidate, table: SegmentTable) -> dict:
+    """How often each phrase occurs in candidate segments, per speaker: a phrase one
+    voice keeps saying over silence is a machine's, three people thanking is not."""
+    totals: dict = {}
+    for i, (m, c) in enumerate(zip(found, candidate)):
+        if c:
+            for p in m:
+                key = (p, table.speakers[i])
+                totals[key] = totals.get(key, 0) + 1
+    return totals
+
+
+def _evidence(first, last, phrase, phrases, totals, table: SegmentTable, config: DetectConfig,
+              independent: bool) -> list[str]:
+    n = len(table)
+    found = []
+    if table.timed and table.measured:  # LRC ends are the next start: no silence to read
+        seconds = float(np.sum(table.end[first:last + 1] - table.start[first:last + 1]))
+        units = int(table.units[first:last + 1].sum())
+        if seconds >= config.silence_min_seconds and units / seconds < config.silence_rate:
+            found.append("over_silence")
+    if phrases.count(phrase) >= config.hallucination_repeats:
+        found.append("repeated")
+    if independent:
+        return found
+    if "repeated" not in found and totals.get((phrase, table.speakers[first]), 0) >= config.hallucination_repeats:
+        found.append("repeated")
+    if first == 0 or last == n - 1:
+        found.append("file_edge")
+    elif table.timed:
+        before = table.start[first] - table.end[first - 1]
+        after = table.start[last + 1] - table.end[last]
+        if min(before, after) >= config.isolation_gap:
+            found.append("alone")
+    return found
+
+
+def _severity(strong: bool, signals: int) -> str | None:
+    """Strong phrases are findings on their own, and high once timing agrees; a weak
+    phrase ("thank you") needs timing: low with one signal, medium with two."""
+    if strong:
+        return "high" if signals else "medium"
+    return (None, "low", "medium", "high")[min(signals, 3)]

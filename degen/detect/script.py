@@ -1,0 +1,51 @@
+"""Which text is written without spaces: the one place that decides "is this CJK".
+
+Rates are counted in speech units: words for space-delimited scripts, graphemes for
+scripts where one grapheme is about one syllable or mora (CJK ideographs, kana, Hangul,
+Thai, Lao, Khmer, Myanmar). Detection, repair and the benchmark all ask here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import regex
+
+# Code point ranges of scripts written without spaces, one grapheme about one syllable.
+CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
+              (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
+_CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES)
+_CJK = regex.compile(f"[{_CJK_CLASS}]")
+_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*")
+
+
+def cjk_mask(codes: np.ndarray) -> np.ndarray:
+    """True for each code point of a script written without spaces."""
+    mask = np.zeros(codes.shape, dtype=bool)
+    for low, high in CJK_RANGES:
+        mask |= (codes >= low) & (codes <= high)
+    return mask
+
+
+def cjk_count(text: str) -> int:
+    """Graphemes of ``text`` in scripts written without spaces."""
+    return len(_CJK.findall(text))
+
+
+def is_cjk(cjk_graphemes, words):
+    """The one rule: text is CJK when it has at least as many CJK graphemes as words
+    (a run of CJK characters counts as one word, so mixed text leans to its majority).
+    Works on numbers or on numpy arrays of per-segment counts."""
+    return cjk_graphemes >= words
+
+
+def speech_units(text: str) -> tuple[int, bool]:
+    """(speech units, is CJK) of ``text``: CJK graphemes plus words when CJK, else words.
+
+    >>> speech_units("we should ship it")
+    (4, False)
+    >>> speech_units("我们先看一下")
+    (7, True)
+    """
+    cjk, words = cjk_count(text), len(_WORD.findall(text))
+    cjk_text = bool(is_cjk(cjk, words)) and cjk > 0
+    return (cjk + words if cjk_text else words), cjk_text
