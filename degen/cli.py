@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import glob
 import sys
 from pathlib import Path
 
@@ -63,21 +62,12 @@ def config_from(options: dict) -> DetectConfig:
     return DetectConfig().with_(**{k: options.pop(k, None) for k in keys})
 
 
-def expand(patterns: tuple[str, ...]) -> list[str]:
-    """Files named, with globs expanded here too (Windows shells and quoted patterns)."""
-    paths = []
-    for pattern in patterns:
-        matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else []
-        if glob.has_magic(pattern) and not matches:
-            raise click.BadParameter(f"no file matches {pattern!r}", param_hint="FILE")
-        paths.extend(matches or [pattern])
-    return paths
-
-
 @main.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed from the content when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, one per line.")
+@click.option("--jobs", "-j", type=click.IntRange(0), default=1, show_default=True,
+              help="Files scanned at once, in worker processes (0: one per core).")
 @click.option("--audio-duration", type=click.FloatRange(0, min_open=True), metavar="S",
               help="Audio length in seconds, to catch a transcript that stops early.")
 @click.option("--gpu-mem", type=click.FloatRange(0, min_open=True), metavar="GIB",
@@ -85,33 +75,35 @@ def expand(patterns: tuple[str, ...]) -> list[str]:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML timeline (one file scanned only).")
 @threshold_options
-def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
-    """Report loops and impossible timing in transcript FILES ('-' reads stdin).
+def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **options):
+    """Report loops and impossible timing in transcript FILES: files, folders (walked for
+    .json .srt .vtt .txt) or globs; '-' reads stdin.
 
-    Exits 0 when every file is clean, 1 when one is degenerate, 2 on unusable input.
+    Exits 0 when every file is clean, 1 when one is degenerate, 2 when one could not be
+    read (the others are still scanned). With several files a summary goes to stderr.
     """
-    from . import scan as scan_one
-    from .io import read_transcript
+    from . import batch
     config = config_from(options)
-    paths = expand(files)
+    paths = batch.expand(files)
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
-    worst = EXIT_CLEAN
-    for path in paths:
-        transcript = read_transcript(path, fmt)  # "-" is stdin
-        report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
-        if as_json:
-            click.echo(report.to_json())
-        else:
-            click.echo(render_text(report, click.style))
-        if html_path:
-            from .html import render_scan
-            from .io import write_atomic
-            write_atomic(html_path, render_scan(report, transcript))
-        worst = max(worst, EXIT_FOUND if report.degenerate else EXIT_CLEAN)
-    sys.exit(worst)
+    if html_path:
+        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
+    settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
+    sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=lambda r: render_text(r, click.style),
+                       out=click.echo, err=lambda line: click.secho(line, err=True, fg="red" if line.startswith(
+                           "degen: error") else None)))
 
 
+def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> int:
+    from . import scan as scan_one
+    from .html import render_scan
+    from .io import read_transcript, write_atomic
+    transcript = read_transcript(path, fmt)  # "-" is stdin
+    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
+    click.echo(render_text(report, click.style))
+    write_atomic(html_path, render_scan(report, transcript))
+    return EXIT_FOUND if report.degenerate else EXIT_CLEAN
 
 
 def _default_out(path: Path) -> Path:
