@@ -106,6 +106,27 @@ def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> in
     return EXIT_FOUND if report.degenerate else EXIT_CLEAN
 
 
+@main.command("filter")
+@click.argument("manifest", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--keep", "keep_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where the clean lines go, unchanged.")
+@click.option("--quarantine", "quarantine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where looping or unreadable lines go, each with a 'degen' field saying why.")
+@click.option("--text-field", metavar="NAME", help="Field judged [text, else pred_text].")
+@threshold_options
+def filter_command(manifest, keep_path, quarantine_path, text_field, **options):
+    """Split a NeMo-style MANIFEST (one utterance per JSON line) into kept and quarantined lines.
+
+    Resumes an interrupted run (KEEP.degen-progress.json). Exits 0 when every line is
+    kept, 1 when some are quarantined, 2 on unusable input or arguments.
+    """
+    from .filter import filter_manifest
+    counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
+                             config=config_from(options))
+    click.echo(f"{manifest}: {counts.line()}", err=True)
+    sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)
+
+
 def _default_out(path: Path) -> Path:
     return path.with_name(f"{path.stem}.fixed{path.suffix}")
 
