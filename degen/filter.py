@@ -222,3 +222,49 @@ def _checkpoint(progress: Path, identity: str, offset: int, keep_out, quarantine
              "unreadable": counts.unreadable, "blank": counts.blank}
     write_atomic(progress, orjson.dumps({"identity": identity, "offset": offset, "keep_bytes": keep_out.tell(),
                                          "quarantine_bytes": quarantine_out.tell(), "counts": state}))
+
+
+def _row_report(text, duration, config: DetectConfig, format: str | None) -> Report:
+    """degen.scan of one dataset row's text: sniffed as a transcript (MOSS markup, JSON,
+    subtitles, plain text), read as plain text when it is none of them, never as a path."""
+    from . import formats, scan
+    if duration is not None or not isinstance(text, str) or not text.strip():
+        return judge(text if isinstance(text, str) else "", _duration(duration), config, name="<row>")
+    try:
+        transcript = formats.loads(text, format)
+    except FormatError:
+        transcript = formats.loads(text, "text")
+    return scan(transcript, config, name="<row>")
+
+
+def scan_batch(batch: dict, column: str = "text", *, duration_column: str | None = None,
+               config: DetectConfig | None = None, format: str | None = None) -> dict:
+    """A batched map function: ``batch`` (a dict of equal-length columns) with three
+    columns added for the texts in ``column``:
+
+    - ``degenerate`` (bool): loops at or above ``config.fail_on``;
+    - ``severity`` (str): the worst finding's severity, "" when there is none;
+    - ``findings`` (str): the findings as JSON text (a list of objects, as in ``--json``).
+
+    Each text is judged as ``degen.scan`` judges it (its format sniffed, plain text when
+    none fits); with ``duration_column`` each row is one utterance and that column's
+    seconds are timing evidence, as in ``degen filter``.
+
+    Example:
+        >>> out = scan_batch({"text": ["okay " * 40, "okay, okay."]})
+        >>> out["degenerate"], out["severity"]
+        ([True, False], ['high', ''])
+
+        With Hugging Face datasets: ``ds.map(degen.scan_batch, batched=True)``, or
+        ``fn_kwargs={"column": "pred_text", "duration_column": "duration"}``.
+    """
+    config = config or DEFAULT
+    texts = batch[column]
+    durations = batch[duration_column] if duration_column else [None] * len(texts)
+    degenerate, severity, findings = [], [], []
+    for text, duration in zip(texts, durations):
+        report = _row_report(text, duration if duration_column else None, config, format)
+        degenerate.append(report.degenerate)
+        severity.append(worst_severity(report) or "")
+        findings.append(orjson.dumps([f.to_dict() for f in report.findings]).decode())
+    return {**batch, "degenerate": degenerate, "severity": severity, "findings": findings}
