@@ -91,8 +91,10 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     # copies, so scanning every period at ``min_count`` keeps the filter exact.
     scan_count = min_count
     out_s, out_p, out_l = [], [], []
-    for p in range(1, min(max_period, len(ids) // 2) + 1):
-        starts, lengths = _runs_at(ids, p, scan_count)
+    top = min(max_period, len(ids) // 2)
+    dense = _dense_runs(ids, top, scan_count) if ids.size * top <= DENSE_BUDGET else None
+    for p in sorted(dense) if dense is not None else range(1, top + 1):
+        starts, lengths = dense[p] if dense is not None else _runs_at(ids, p, scan_count)
         if starts.size:
             keep = np.ones(starts.size, dtype=bool)
             for q in _divisors(p):
@@ -111,6 +113,32 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     keep = count >= min_count
     order = np.lexsort((period[keep], start[keep]))
     return Runs(start[keep][order], period[keep][order], count[keep][order], length[keep][order])
+
+
+# Below this many compares (tokens x periods), every period is searched at once in one
+# 2-D array: a dozen array operations in all instead of a dozen per period, which is
+# what a short text (one utterance, one small file) spends most of its time on.
+DENSE_BUDGET = 1 << 20
+
+
+def _dense_runs(ids: np.ndarray, top: int, min_count: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """What ``_runs_at`` finds, for every period 1..top at once (only periods with runs)."""
+    n = ids.size
+    width = n + 1
+    flat = np.zeros(top * width + 1, dtype=bool)  # [0] + rows; row p-1: ids[i] == ids[i + p], then a False
+    for p in range(1, top + 1):
+        flat[1 + (p - 1) * width:(p - 1) * width + n - p + 1] = ids[:-p] == ids[p:]
+    # Every run of True starts and ends inside its row, so the changes alternate start, end.
+    changes = np.flatnonzero(flat[1:] != flat[:-1])
+    begin, end = changes[0::2], changes[1::2]
+    rows, starts = np.divmod(begin, width)
+    lengths = end - begin
+    periods = rows + 1
+    keep = lengths >= periods * (min_count - 1)
+    periods, starts, lengths = periods[keep], starts[keep], lengths[keep]
+    cuts = np.flatnonzero(np.diff(periods)) + 1
+    return {int(group[0]): (s, l) for group, s, l in zip(np.split(periods, cuts), np.split(starts, cuts),
+                                                         np.split(lengths, cuts)) if group.size}
 
 
 def _divisors(p: int) -> list[int]:

@@ -52,7 +52,9 @@ def classify(codes: np.ndarray) -> np.ndarray:
 
 def normalize(text: str) -> str:
     """NFKC (full/half width alike) and case-folded."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    if not unicodedata.is_normalized("NFKC", text):  # most text already is: a quick check
+        text = unicodedata.normalize("NFKC", text)
+    return text.casefold()
 
 
 _DROP = regex.compile(r"[\p{P}\p{S}\p{Z}\p{C}]+")
@@ -121,7 +123,7 @@ class Streams:
     words: Stream
     punct: Stream
     keys: list[str]
-    codes: np.ndarray  # the normalised text's code points, separators included
+    codes: np.ndarray  # the normalised text's code points (uint32), separators included
 
     def all(self) -> list[Stream]:
         return [self.chars, self.words, self.punct]
@@ -132,24 +134,28 @@ def build_streams(texts: list[str]) -> Streams:
     if joined.count(SEP) != max(len(texts) - 1, 0):  # a text holds the separator itself
         joined = SEP.join(t.replace(SEP, " ") for t in texts)
     norm = normalize(joined)
-    codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    del joined
+    # Code points as uint32, 4 bytes each: no per-character Python object, no int64 copy.
+    codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
     is_sep = codes == _SEP
+    seps = np.flatnonzero(is_sep)
     flags = classify(codes)
-    flags[is_sep] = 0
-    segment_of = np.cumsum(is_sep)  # segment index of every code point
+    flags[seps] = 0
     n = len(texts)
 
     def stream(name, ids, starts, ends, joiner):
-        lengths = np.bincount(segment_of[starts], minlength=n) if starts.size else np.zeros(n, dtype=np.int64)
+        # Tokens per segment: where each segment's first token falls among the starts.
+        cuts = np.searchsorted(starts, seps)
+        lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
         return Stream(name, ids, _bounds(lengths), np.arange(n, dtype=np.int64), norm, starts, ends, joiner)
 
     chars = _chars(norm, codes, flags, stream)
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
     keep = ((flags & WORD) != 0) | is_sep
-    keys = codes[keep].astype(np.uint32).tobytes().decode("utf-32-le").split(SEP)
+    keys = codes[keep].tobytes().decode("utf-32-le").split(SEP)
     if "" in keys:  # segments without content compare by their punctuation
-        marks = codes[((flags & PUNCT) != 0) | is_sep].astype(np.uint32).tobytes().decode("utf-32-le").split(SEP)
+        marks = codes[((flags & PUNCT) != 0) | is_sep].tobytes().decode("utf-32-le").split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
     return Streams(chars, words, punct, keys, codes)
 
@@ -195,7 +201,7 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
 def _words(codes, flags, stream) -> Stream:
     word = (flags & WORD) != 0
     # An apostrophe between two word characters belongs to the word (let's, l'eau).
-    apostrophe = np.isin(codes, _APOSTROPHES)
+    apostrophe = (codes == _APOSTROPHES[0]) | (codes == _APOSTROPHES[1])
     inner = np.zeros_like(word)
     inner[1:-1] = apostrophe[1:-1] & word[:-2] & word[2:]
     starts, ends = _runs(word | inner)
@@ -205,14 +211,16 @@ def _words(codes, flags, stream) -> Stream:
 def _punct(codes, flags, is_sep, stream) -> Stream:
     punct = (flags & PUNCT) != 0
     other = ~punct & ((flags & SPACE) == 0) & ~is_sep
-    p_starts = np.flatnonzero(punct)
     o_starts, o_ends = _runs(other)
-    starts = np.concatenate((p_starts, o_starts))
-    ends = np.concatenate((p_starts + 1, o_ends))
+    first = punct.copy()
+    first[o_starts] = True
+    starts = np.flatnonzero(first)  # in order already: no sort
+    is_punct = punct[starts]
     # Stretches of other text get ids that match nothing (negative and distinct).
-    ids = np.concatenate((codes[p_starts], -1 - np.arange(o_starts.size, dtype=np.int64)))
-    order = np.argsort(starts, kind="stable")
-    return stream("punct", ids[order], starts[order], ends[order], "")
+    stretch = np.cumsum(~is_punct) - 1
+    ids = np.where(is_punct, codes[starts].astype(np.int64), -1 - stretch)
+    ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
+    return stream("punct", ids, starts, ends, "")
 
 
 def grapheme_len(text: str) -> int:

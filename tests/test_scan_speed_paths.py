@@ -1,0 +1,32 @@
+"""The fast paths of detection give the same answers as the general ones."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from degen.detect import periodic, tokens
+from degen.detect.periodic import tandem_repeats
+
+
+def as_tuples(runs):
+    return sorted(zip(runs.start.tolist(), runs.period.tolist(), runs.count.tolist(), runs.length.tolist()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 4), max_size=300), st.integers(1, 40), st.integers(2, 5))
+def test_all_periods_at_once_equals_one_period_at_a_time(ids, max_period, min_count, ):
+    ids = np.array(ids, dtype=np.int64)
+    dense = as_tuples(tandem_repeats(ids, max_period, min_count))
+    saved = periodic.DENSE_BUDGET
+    periodic.DENSE_BUDGET = -1
+    try:
+        sparse = as_tuples(tandem_repeats(ids, max_period, min_count))
+    finally:
+        periodic.DENSE_BUDGET = saved
+    assert dense == sparse
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAＡ ﬁé\u0301.,!'’\x1f的のß"), max_size=30))
+def test_normalize_skips_only_what_is_already_normalised(text):
+    import unicodedata
+    assert tokens.normalize(text) == unicodedata.normalize("NFKC", text).casefold()
