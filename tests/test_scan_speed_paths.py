@@ -13,7 +13,7 @@ def as_tuples(runs):
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 4), max_size=300), st.integers(1, 40), st.integers(2, 5))
-def test_all_periods_at_once_equals_one_period_at_a_time(ids, max_period, min_count, ):
+def test_all_periods_at_once_equals_one_period_at_a_time(ids, max_period, min_count):
     ids = np.array(ids, dtype=np.int64)
     dense = as_tuples(tandem_repeats(ids, max_period, min_count))
     saved = periodic.DENSE_BUDGET
@@ -30,3 +30,13 @@ def test_all_periods_at_once_equals_one_period_at_a_time(ids, max_period, min_co
 def test_normalize_skips_only_what_is_already_normalised(text):
     import unicodedata
     assert tokens.normalize(text) == unicodedata.normalize("NFKC", text).casefold()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 0x2FFFF), max_size=200))
+def test_classifying_distinct_code_points_equals_the_table(points):
+    codes = np.array(points, dtype=np.uint32)
+    tokens._bmp_table.cache_clear()
+    small = tokens.classify(codes)
+    tokens._bmp_table()  # from now on the table path
+    assert np.array_equal(small, tokens.classify(codes))

@@ -39,8 +39,17 @@ def _bmp_table() -> np.ndarray:
     return np.array([_FLAGS[unicodedata.category(chr(c))[0]] for c in range(0x10000)], dtype=np.uint8)
 
 
+# Below this many code points, classifying each distinct one beats building the 65,536-entry
+# table (about 40 ms, once per process): what keeps `degen scan small.json` quick.
+SMALL_TEXT = 100_000
+
+
 def classify(codes: np.ndarray) -> np.ndarray:
     """Flags for each code point (BMP by table, the rest one unique code at a time)."""
+    if codes.size < SMALL_TEXT and _bmp_table.cache_info().currsize == 0:
+        distinct, index = np.unique(codes, return_inverse=True)
+        flags = np.array([_FLAGS[unicodedata.category(chr(c))[0]] for c in distinct.tolist()], dtype=np.uint8)
+        return flags[index].reshape(codes.shape)
     table = _bmp_table()
     flags = table[np.minimum(codes, 0xFFFF)]
     astral = codes > 0xFFFF
@@ -161,7 +170,8 @@ def build_streams(texts: list[str]) -> Streams:
 
 
 def _chars(norm, codes, flags, stream) -> Stream:
-    clustered = ((flags & MARK) != 0).any() or any(((codes >= a) & (codes <= b)).any() for a, b in _CLUSTER_EXTRA)
+    clustered = ((flags & MARK) != 0).any() or (codes >= _CLUSTER_EXTRA[0][0]).any() and any(
+        ((codes >= a) & (codes <= b)).any() for a, b in _CLUSTER_EXTRA)
     if not clustered:  # one code point per grapheme
         starts = np.flatnonzero(flags & WORD)
         return stream("chars", codes[starts], starts, starts + 1, "")
