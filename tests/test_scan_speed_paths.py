@@ -40,3 +40,19 @@ def test_classifying_distinct_code_points_equals_the_table(points):
     small = tokens.classify(codes)
     tokens._bmp_table()  # from now on the table path
     assert np.array_equal(small, tokens.classify(codes))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="ab 的'", max_size=12), max_size=12), st.integers(1, 9))
+def test_word_ids_are_equal_exactly_for_equal_words_whatever_the_hash_block(texts, block):
+    saved = tokens.HASH_BLOCK
+    tokens.HASH_BLOCK = block
+    try:
+        words = tokens.build_streams(texts).words
+    finally:
+        tokens.HASH_BLOCK = saved
+    spelled = [words.source[a:b] for a, b in zip(words.starts.tolist(), words.ends.tolist())]
+    ids = words.ids.tolist()
+    for i in range(len(ids)):
+        for j in range(len(ids)):
+            assert (ids[i] == ids[j]) == (spelled[i] == spelled[j])

@@ -151,8 +151,11 @@ def build_streams(texts: list[str]) -> Streams:
     flags = classify(codes)
     flags[seps] = 0
     n = len(texts)
+    position = np.int32 if codes.size < 2**31 - 1 else np.int64
 
     def stream(name, ids, starts, ends, joiner):
+        # Positions as int32 (half the memory) while the text fits, as it does below 2 G.
+        starts, ends = starts.astype(position, copy=False), ends.astype(position, copy=False)
         # Tokens per segment: where each segment's first token falls among the starts.
         cuts = np.searchsorted(starts, seps)
         lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
@@ -193,19 +196,33 @@ def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
 
 
+# Code points hashed per block: bounds the 64-bit temporaries to a few times 8 MB
+# whatever the transcript's size.
+HASH_BLOCK = 1 << 20
+
+
 def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """A 64-bit polynomial hash of each run of code points, vectorised (collisions
-    between distinct words are about 2**-64 likely)."""
+    """A 64-bit polynomial hash of each run of code points, vectorised block by block
+    (collisions between distinct words are about 2**-64 likely)."""
+    blocks, i = [], 0
+    while i < starts.size:  # runs of whole words, each block at most HASH_BLOCK long (or one word)
+        j = max(int(np.searchsorted(ends, int(starts[i]) + HASH_BLOCK, side="right")), i + 1)
+        blocks.append((i, j))
+        i = j
+    top = max((int(ends[j - 1]) - int(starts[i]) for i, j in blocks), default=0)
     base = np.uint64(1_000_003)
+    out = np.empty(starts.size, dtype=np.int64)
     with np.errstate(over="ignore"):
-        powers = np.cumprod(np.full(codes.size + 1, base, dtype=np.uint64))
-        prefix = np.concatenate(([np.uint64(0)], np.cumsum(codes.astype(np.uint64) * powers[:codes.size],
-                                                               dtype=np.uint64)))
-        # Align every run to power 0 by multiplying up to a common exponent instead of
-        # dividing: h = (P[e] - P[s]) * base^(N - s).
-        top = np.uint64(codes.size)
-        shifted = powers[(top - starts.astype(np.uint64)).astype(np.int64)]
-        return ((prefix[ends] - prefix[starts]) * shifted).astype(np.int64)
+        powers = np.cumprod(np.full(top + 1, base, dtype=np.uint64))  # powers[k] = base ** (k + 1)
+        for i, j in blocks:
+            lo, hi = int(starts[i]), int(ends[j - 1])
+            local = codes[lo:hi].astype(np.uint64)
+            prefix = np.concatenate(([np.uint64(0)], np.cumsum(local * powers[:local.size], dtype=np.uint64)))
+            s, e = starts[i:j] - lo, ends[i:j] - lo
+            # Align every run to one exponent, the same in every block, by multiplying up
+            # instead of dividing: h = (P[e] - P[s]) * base^(top - s).
+            out[i:j] = ((prefix[e] - prefix[s]) * powers[top - s]).astype(np.int64)
+    return out
 
 
 def _words(codes, flags, stream) -> Stream:
