@@ -8,7 +8,11 @@ in the same run and on one core:
   - the ratio to a pure-Python baseline that removes consecutive repeated n-word blocks
     for n up to 8 the way stable-ts's remove_repetition does.
 Targets: >= 50 MB/s, within 5x of orjson's parse, >= 10x faster than the baseline.
+With --rss-mb M it also writes a transcript of about M MB (the same generator, one hour
+per 1,000 segments) and reports the peak RSS of `degen scan FILE` in a child process, as a
+multiple of the file's size (target <= 3x).
 Usage: python bench/scan_throughput.py [--hours 100] [--segments 100000] [--seed 7] [--repeats 3]
+                                       [--rss-mb 300]
 """
 
 from __future__ import annotations
@@ -76,6 +80,25 @@ def long_transcript(hours: float, segments: int, seed: int) -> bytes:
     return orjson.dumps(doc)
 
 
+def peak_rss(megabytes: float, seed: int) -> None:
+    """Peak RSS of `degen scan` on a ~``megabytes`` MB transcript, in a child process."""
+    import resource
+    import subprocess
+    import tempfile
+    segments = int(megabytes * 1e6 / 176)  # the generator writes about 176 bytes a segment
+    with tempfile.TemporaryDirectory(prefix="degen-rss-") as tmp:
+        path = Path(tmp) / "long.json"
+        path.write_bytes(long_transcript(segments / 1000, segments, seed))
+        size = path.stat().st_size
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "degen", "scan", str(path)], stdout=subprocess.DEVNULL, check=False,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        wall = time.perf_counter() - started
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # kB on Linux
+    print(f"peak RSS of degen scan on {size / 1e6:.0f} MB ({segments} segments): {rss / 1e6:.0f} MB = "
+          f"{rss / size:.1f}x the file (target <= 3x); {wall:.0f} s wall")
+
+
 def timed(fn, repeats: int) -> list[float]:
     times = []
     for _ in range(repeats):
@@ -95,6 +118,7 @@ def main() -> None:
     parser.add_argument("--segments", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rss-mb", type=float, help="also measure peak RSS on a transcript this large")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
@@ -124,6 +148,8 @@ def main() -> None:
     print(f"remove_repetition-like: {t_base:.3f} s  -> baseline / scan = {t_base / scan_best:.1f}x (target >= 10)")
     print(f"detection alone       : {t_detect:.3f} s  -> baseline / detection = {t_base / t_detect:.1f}x "
           f"(both on parsed text)")
+    if args.rss_mb:
+        peak_rss(args.rss_mb, args.seed)
 
 if __name__ == "__main__":
     main()
