@@ -45,6 +45,14 @@ def _ranges(begin: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - offsets + np.repeat(begin, lengths)
 
 
+def true_runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of True in a boolean ``mask``, in four passes: the
+    changes of a False-padded copy alternate start, end."""
+    padded = np.concatenate(([False], mask, [False]))
+    changes = np.flatnonzero(padded[1:] != padded[:-1])
+    return changes[0::2], changes[1::2]
+
+
 def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.ndarray]:
     """(start, match-run length) of maximal runs with at least ``min_count`` copies.
 
@@ -56,8 +64,7 @@ def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.nd
     """
     n = ids.size
     hits = ids[0:n - p:p] == ids[p:n:p][:(n - p + p - 1) // p]
-    edges = np.diff(np.concatenate(([0], hits.astype(np.int8), [0])))
-    first, after = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    first, after = true_runs(hits)
     keep = after - first >= min_count - 1
     first, last = first[keep] * p, (after[keep] - 1) * p
     window = _ranges(np.maximum(first - (p - 1), 0), np.minimum(last + p, n - p))

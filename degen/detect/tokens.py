@@ -23,20 +23,27 @@ from functools import lru_cache
 import numpy as np
 import regex
 
+from .periodic import true_runs
+
 SEP = "\x1f"  # joins segment texts; removed from the texts first
 _SEP = ord(SEP)
 # Character classes, as bit flags in the lookup table.
-WORD, PUNCT, SPACE, MARK = 1, 2, 4, 8
+WORD, PUNCT, SPACE, MARK, CLUSTER = 1, 2, 4, 8, 16
 _FLAGS = {"L": WORD, "N": WORD, "M": WORD | MARK, "P": PUNCT, "S": PUNCT, "Z": SPACE, "C": SPACE}
 _APOSTROPHES = (ord("'"), ord("\u2019"))
-# Code points that make real grapheme clusters beyond combining marks: joiners, flags,
-# variation selectors.
-_CLUSTER_EXTRA = ((0x200D, 0x200D), (0x1F1E6, 0x1F1FF), (0xFE00, 0xFE0F))
+# Code points that make real grapheme clusters beyond combining marks (variation selectors
+# are marks already): the zero-width joiner (U+200D) and the regional indicators of flags
+# (U+1F1E6-1F1FF) get the CLUSTER flag.
+
+
+def _flag(code: int) -> int:
+    extra = CLUSTER if code == 0x200D or 0x1F1E6 <= code <= 0x1F1FF else 0
+    return _FLAGS[unicodedata.category(chr(code))[0]] | extra
 
 
 @lru_cache(maxsize=1)
 def _bmp_table() -> np.ndarray:
-    return np.array([_FLAGS[unicodedata.category(chr(c))[0]] for c in range(0x10000)], dtype=np.uint8)
+    return np.array([_flag(c) for c in range(0x10000)], dtype=np.uint8)
 
 
 # Below this many code points, classifying each distinct one beats building the 65,536-entry
@@ -48,14 +55,14 @@ def classify(codes: np.ndarray) -> np.ndarray:
     """Flags for each code point (BMP by table, the rest one unique code at a time)."""
     if codes.size < SMALL_TEXT and _bmp_table.cache_info().currsize == 0:
         distinct, index = np.unique(codes, return_inverse=True)
-        flags = np.array([_FLAGS[unicodedata.category(chr(c))[0]] for c in distinct.tolist()], dtype=np.uint8)
+        flags = np.array([_flag(c) for c in distinct.tolist()], dtype=np.uint8)
         return flags[index].reshape(codes.shape)
     table = _bmp_table()
     flags = table[np.minimum(codes, 0xFFFF)]
     astral = codes > 0xFFFF
     if astral.any():
         for code in np.unique(codes[astral]).tolist():
-            flags[codes == code] = _FLAGS[unicodedata.category(chr(code))[0]]
+            flags[codes == code] = _flag(code)
     return flags
 
 
@@ -173,8 +180,7 @@ def build_streams(texts: list[str]) -> Streams:
 
 
 def _chars(norm, codes, flags, stream) -> Stream:
-    clustered = ((flags & MARK) != 0).any() or (codes >= _CLUSTER_EXTRA[0][0]).any() and any(
-        ((codes >= a) & (codes <= b)).any() for a, b in _CLUSTER_EXTRA)
+    clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
         starts = np.flatnonzero(flags & WORD)
         return stream("chars", codes[starts], starts, starts + 1, "")
@@ -192,8 +198,7 @@ def _chars(norm, codes, flags, stream) -> Stream:
 
 def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(starts, ends) of the runs of True in ``mask``."""
-    edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
-    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return true_runs(mask)
 
 
 # Code points hashed per block: bounds the 64-bit temporaries to a few times 8 MB
