@@ -113,8 +113,10 @@ def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> in
 @click.option("--quarantine", "quarantine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Where looping or unreadable lines go, each with a 'degen' field saying why.")
 @click.option("--text-field", metavar="NAME", help="Field judged [text, else pred_text].")
+@click.option("--jobs", "-j", type=click.IntRange(0), default=1, show_default=True,
+              help="Worker processes judging lines (0: one per core); the order is kept.")
 @threshold_options
-def filter_command(manifest, keep_path, quarantine_path, text_field, **options):
+def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **options):
     """Split a NeMo-style MANIFEST (one utterance per JSON line) into kept and quarantined lines.
 
     Resumes an interrupted run (KEEP.degen-progress.json). Exits 0 when every line is
@@ -122,7 +124,7 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, **options):
     """
     from .filter import filter_manifest
     counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
-                             config=config_from(options))
+                             config=config_from(options), jobs=jobs)
     click.echo(f"{manifest}: {counts.line()}", err=True)
     sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)
 

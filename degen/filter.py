@@ -27,7 +27,7 @@ from .model import Segment, Span, Transcript
 from .report import Report
 
 TEXT_FIELDS = ("text", "pred_text")  # NeMo: reference text, or a model's prediction
-CHECKPOINT_LINES = 2000  # lines between progress records: a resume redoes at most these
+CHECKPOINT_LINES = 2000  # lines per batch and progress record: a resume redoes at most these
 
 
 def judge(text: str, duration: float | None = None, config: DetectConfig = DEFAULT, name: str = "<text>") -> Report:
@@ -168,8 +168,18 @@ def _check_paths(manifest: Path, keep: Path, quarantine: Path) -> None:
             raise ConfigError(f"{path}: the folder {path.parent} does not exist")
 
 
+class _Judge:
+    """judge_line with the field and thresholds bound (a class, so that it pickles)."""
+
+    def __init__(self, text_field: str | None, config: DetectConfig):
+        self.text_field, self.config = text_field, config
+
+    def __call__(self, numbered: tuple[bytes, int]) -> tuple[str, bytes]:
+        return judge_line(numbered[0], numbered[1], self.text_field, self.config)
+
+
 def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quarantine: str | os.PathLike, *,
-                    text_field: str | None = None, config: DetectConfig = DEFAULT,
+                    text_field: str | None = None, config: DetectConfig = DEFAULT, jobs: int = 1,
                     checkpoint_lines: int = CHECKPOINT_LINES) -> Counts:
     """Split a manifest into clean lines (``keep``) and looping or unreadable ones
     (``quarantine``, each with a ``degen`` field: verdict and findings, or the error and
@@ -180,8 +190,12 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
         keep, quarantine: output paths; they appear only when the whole input is done.
         text_field: the field judged; default ``text``, else ``pred_text`` per line.
         config: detection thresholds.
-        checkpoint_lines: lines between progress records.
+        jobs: worker processes judging lines (0: one per core); the order is kept.
+        checkpoint_lines: lines read, judged and written between progress records.
     """
+    from itertools import islice
+
+    from .batch import resolve_jobs
     manifest, keep, quarantine = Path(manifest), Path(keep), Path(quarantine)
     _check_paths(manifest, keep, quarantine)
     identity = _identity(manifest, text_field, config)
@@ -190,23 +204,29 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
     counts = Counts(**(record or {}).get("counts", {}))
     counts.resumed_at = counts.lines
     keep_out, quarantine_out = _open_outputs(keep, quarantine, record)
-    with manifest.open("rb") as source, keep_out, quarantine_out:
-        source.seek((record or {}).get("offset", 0))
-        for raw in source:
-            counts.lines += 1
-            if not raw.strip():
-                counts.blank += 1  # nothing to keep or judge; counted and reported
-            else:
-                status, line = judge_line(raw, counts.lines, text_field, config)
-                (keep_out if status == KEPT else quarantine_out).write(line)
-                counts.kept += status == KEPT
-                counts.quarantined += status != KEPT
-                counts.unreadable += status == UNREADABLE
-            if counts.lines % checkpoint_lines == 0:
+    judge_one, pool = _Judge(text_field, config), None
+    if resolve_jobs(jobs) > 1:
+        import multiprocessing
+
+        from .batch import _quiet_worker
+        pool = multiprocessing.get_context().Pool(resolve_jobs(jobs), initializer=_quiet_worker)
+    try:
+        with manifest.open("rb") as source, keep_out, quarantine_out:
+            source.seek((record or {}).get("offset", 0))
+            while batch := list(islice(source, checkpoint_lines)):  # bounded: one batch in memory
+                numbered = [(raw, counts.lines + k + 1) for k, raw in enumerate(batch) if raw.strip()]
+                counts.blank += len(batch) - len(numbered)  # nothing to keep or judge; counted
+                counts.lines += len(batch)
+                results = pool.imap(judge_one, numbered, chunksize=32) if pool else map(judge_one, numbered)
+                for status, line in results:
+                    (keep_out if status == KEPT else quarantine_out).write(line)
+                    counts.kept += status == KEPT
+                    counts.quarantined += status != KEPT
+                    counts.unreadable += status == UNREADABLE
                 _checkpoint(progress, identity, source.tell(), keep_out, quarantine_out, counts)
-        for handle in (keep_out, quarantine_out):
-            handle.flush()
-            os.fsync(handle.fileno())
+    finally:
+        if pool:
+            pool.terminate()
     os.replace(_partial(keep), keep)
     os.replace(_partial(quarantine), quarantine)
     progress.unlink(missing_ok=True)

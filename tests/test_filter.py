@@ -150,3 +150,11 @@ def test_cli_counts_exit_codes_and_bad_arguments(tmp_path):
     assert result.exit_code == 2 and "three different files" in result.output and "Traceback" not in result.output
     missing = CliRunner().invoke(main, ["filter", str(tmp_path / "nope.jsonl"), *args[2:]])
     assert missing.exit_code == 2 and "nope.jsonl" in missing.output
+
+
+def test_worker_processes_write_the_same_outputs(tmp_path):
+    lines = [row(LOOP if k % 5 == 0 else f"{CLEAN} {k}") for k in range(80)] + [b"junk\n", b"\n"]
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    assert run_filter(one, lines, checkpoint_lines=16)[1:] == run_filter(two, lines, checkpoint_lines=16, jobs=2)[1:]

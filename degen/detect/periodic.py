@@ -143,9 +143,8 @@ def _dense_runs(ids: np.ndarray, top: int, min_count: int) -> dict[int, tuple[np
     periods = rows + 1
     keep = lengths >= periods * (min_count - 1)
     periods, starts, lengths = periods[keep], starts[keep], lengths[keep]
-    cuts = np.flatnonzero(np.diff(periods)) + 1
-    return {int(group[0]): (s, l) for group, s, l in zip(np.split(periods, cuts), np.split(starts, cuts),
-                                                         np.split(lengths, cuts)) if group.size}
+    edges = [0, *(np.flatnonzero(np.diff(periods)) + 1).tolist(), periods.size]
+    return {int(periods[a]): (starts[a:b], lengths[a:b]) for a, b in zip(edges, edges[1:]) if b > a}
 
 
 def _divisors(p: int) -> list[int]:

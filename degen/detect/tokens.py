@@ -51,9 +51,13 @@ def _bmp_table() -> np.ndarray:
 SMALL_TEXT = 100_000
 
 
+_small_seen = [0]  # code points classified without the table so far in this process
+
+
 def classify(codes: np.ndarray) -> np.ndarray:
     """Flags for each code point (BMP by table, the rest one unique code at a time)."""
-    if codes.size < SMALL_TEXT and _bmp_table.cache_info().currsize == 0:
+    if _small_seen[0] + codes.size < SMALL_TEXT and _bmp_table.cache_info().currsize == 0:
+        _small_seen[0] += codes.size  # many short texts in one process: the table pays off
         distinct, index = np.unique(codes, return_inverse=True)
         flags = np.array([_flag(c) for c in distinct.tolist()], dtype=np.uint8)
         return flags[index].reshape(codes.shape)
