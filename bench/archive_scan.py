@@ -93,7 +93,12 @@ def main() -> None:
         if args.ray:
             import ray
             started = time.perf_counter()
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+            import logging
+
+            import ray.data
+            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            ray.data.DataContext.get_current().enable_progress_bars = False
+            logging.getLogger("ray.data").setLevel(logging.ERROR)
             print(f"ray.init: {time.perf_counter() - started:.1f} s (not counted)")
             configs[f"ray, {jobs} CPUs"] = lambda: verdicts_ray(paths)
         times = {name: [] for name in configs}

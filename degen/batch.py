@@ -145,9 +145,11 @@ def scan_paths(paths: list[str], settings: Settings = Settings(), jobs: int = 1)
     pool = multiprocessing.get_context().Pool(jobs, initializer=_quiet_worker)
     try:
         yield from pool.imap(task, paths, chunksize=chunk)
-        pool.close()
-    finally:
+    except BaseException:  # Ctrl-C, or the reader stopped early: stop the workers now
         pool.terminate()
+        raise
+    finally:
+        pool.close()
         pool.join()
 
 

@@ -224,9 +224,14 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
                     counts.quarantined += status != KEPT
                     counts.unreadable += status == UNREADABLE
                 _checkpoint(progress, identity, source.tell(), keep_out, quarantine_out, counts)
+    except BaseException:
+        if pool:
+            pool.terminate()  # Ctrl-C: stop now; the progress file has the last whole batch
+        raise
     finally:
         if pool:
-            pool.terminate()
+            pool.close()
+            pool.join()
     os.replace(_partial(keep), keep)
     os.replace(_partial(quarantine), quarantine)
     progress.unlink(missing_ok=True)
