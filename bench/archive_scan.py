@@ -9,6 +9,8 @@ configurations interleaved in every repeat so that machine noise hits all of the
     num_cpus=N, start-up excluded and reported apart)
 and prints the speed-up of each repeat, its median and spread, and checks that every
 configuration gives the same verdicts. Target: speed-up >= 0.8 N up to the core count.
+On a shared machine it also prints the CPU the pool spends against one process (workers
+included): N times that efficiency is the speed-up on N idle cores.
 Usage: python bench/archive_scan.py [--files 10000] [--jobs N] [--repeats 3] [--seed 11] [--ray]
 """
 
@@ -70,6 +72,13 @@ def verdicts_ray(paths: list[str]) -> list[bool]:
     return [by_path[p] for p in paths]
 
 
+def cpu_seconds() -> float:
+    """CPU of this process and of its finished children (the pool's workers, once joined)."""
+    import resource
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def spread(values: list[float]) -> str:
     return (f"median {statistics.median(values):.2f}, min {min(values):.2f}, max {max(values):.2f} "
             f"over {len(values)} repeats")
@@ -102,17 +111,28 @@ def main() -> None:
             print(f"ray.init: {time.perf_counter() - started:.1f} s (not counted)")
             configs[f"ray, {jobs} CPUs"] = lambda: verdicts_ray(paths)
         times = {name: [] for name in configs}
+        cpu = {name: [] for name in configs}
         answers = {}
         for _ in range(args.repeats):
             for name, fn in configs.items():
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), cpu_seconds()
                 answers[name] = fn()
                 times[name].append(time.perf_counter() - started)
+                cpu[name].append(cpu_seconds() - cpu_started)
         base = times["1 process"]
         for name, values in times.items():
             ratios = [b / v for b, v in zip(base, values)]
             print(f"{name:>14}: best {min(values):6.2f} s = {len(paths) / min(values):6.0f} files/s, "
                   f"{mb / min(values):5.1f} MB/s; speed-up per repeat {spread(ratios)}")
+        # On a shared machine the wall clock depends on who else runs; the CPU the pool
+        # spends per file against one process does not: their ratio is the speed-up the
+        # pool reaches on N idle cores, its overhead (IPC, pickling, start-up) included.
+        pooled = f"{jobs} processes"
+        efficiency = [c1 / cn for c1, cn in zip(cpu["1 process"], cpu[pooled])]
+        print(f"CPU seconds, 1 process: {spread(cpu['1 process'])}; {pooled}: {spread(cpu[pooled])} "
+              f"(workers included); CPU efficiency of the pool per repeat {spread(efficiency)} "
+              f"-> {jobs} x efficiency = {jobs * statistics.median(efficiency):.2f} on idle cores")
+        print(f"load average at the end: {os.getloadavg()[0]:.1f} on {batch.resolve_jobs(0)} cores")
         same = all(a == answers["1 process"] for a in answers.values())
         print(f"degenerate files: {sum(answers['1 process'])} of {len(paths)}; "
               f"verdicts identical across configurations: {same}")
