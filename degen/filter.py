@@ -136,12 +136,20 @@ def _partial(path: Path) -> Path:
     return path.with_name(path.name + ".partial")
 
 
-def _load_progress(path: Path, identity: str) -> dict | None:
+def _load_progress(path: Path, identity: str, keep: Path, quarantine: Path) -> dict | None:
+    """The last checkpoint, when it is for this run and both partial outputs still hold
+    at least what it recorded (else the run starts over)."""
     try:
         record = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
-    return record if isinstance(record, dict) and record.get("identity") == identity else None
+    if not isinstance(record, dict) or record.get("identity") != identity:
+        return None
+    for output, key in ((keep, "keep_bytes"), (quarantine, "quarantine_bytes")):
+        part = _partial(output)
+        if not part.is_file() or part.stat().st_size < record.get(key, 0):
+            return None
+    return record
 
 
 def _open_outputs(keep: Path, quarantine: Path, record: dict | None):
@@ -200,7 +208,7 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
     _check_paths(manifest, keep, quarantine)
     identity = _identity(manifest, text_field, config)
     progress = progress_path(keep)
-    record = _load_progress(progress, identity)
+    record = _load_progress(progress, identity, keep, quarantine)
     counts = Counts(**(record or {}).get("counts", {}))
     counts.resumed_at = counts.lines
     keep_out, quarantine_out = _open_outputs(keep, quarantine, record)

@@ -158,3 +158,22 @@ def test_worker_processes_write_the_same_outputs(tmp_path):
     one.mkdir()
     two.mkdir()
     assert run_filter(one, lines, checkpoint_lines=16)[1:] == run_filter(two, lines, checkpoint_lines=16, jobs=2)[1:]
+
+
+def test_a_lost_partial_output_starts_over_instead_of_padding(tmp_path, monkeypatch):
+    lines = [row(LOOP if k % 3 == 0 else f"{CLEAN} {k}") for k in range(30)]
+    real = manifest_filter.judge_line
+
+    def dies(raw, number, *args):
+        if number == 25:
+            raise KeyboardInterrupt
+        return real(raw, number, *args)
+
+    monkeypatch.setattr(manifest_filter, "judge_line", dies)
+    with pytest.raises(KeyboardInterrupt):
+        run_filter(tmp_path, lines, checkpoint_lines=10)
+    (tmp_path / "keep.jsonl.partial").unlink()
+    monkeypatch.setattr(manifest_filter, "judge_line", real)
+    counts, kept, quarantined = run_filter(tmp_path, lines, checkpoint_lines=10)
+    assert counts.resumed_at == 0 and len(kept) + len(quarantined) == 30
+    assert_partition(lines, kept, quarantined)
