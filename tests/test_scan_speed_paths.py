@@ -57,3 +57,14 @@ def test_word_ids_are_equal_exactly_for_equal_words_whatever_the_hash_block(text
     for i in range(len(ids)):
         for j in range(len(ids)):
             assert (ids[i] == ids[j]) == (spelled[i] == spelled[j])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="ab c.", max_size=8), min_size=1, max_size=10), st.data())
+def test_a_subset_stream_holds_exactly_the_chosen_segments_tokens(texts, data):
+    stream = tokens.build_streams(texts).chars
+    chosen = sorted(data.draw(st.sets(st.integers(0, len(texts) - 1))))
+    sub = stream.subset(np.array(chosen, dtype=np.int64))
+    want = [k for i in chosen for k in range(stream.bounds[i], stream.bounds[i + 1])]
+    assert sub.ids.tolist() == stream.ids[want].tolist() and sub.starts.tolist() == stream.starts[want].tolist()
+    assert sub.owners.tolist() == chosen and np.diff(sub.bounds).tolist() == np.diff(stream.bounds)[chosen].tolist()

@@ -123,11 +123,11 @@ class Stream:
 
     def subset(self, segments: np.ndarray) -> "Stream":
         """The stream of some segments only (sorted indices into ``owners``)."""
-        lengths = np.diff(self.bounds)
-        keep = np.zeros(lengths.size, dtype=bool)
-        keep[segments] = True
-        tokens = np.flatnonzero(np.repeat(keep, lengths))
-        return Stream(self.name, self.ids[tokens], _bounds(lengths[segments]), self.owners[segments],
+        lengths = np.diff(self.bounds)[segments]
+        # The chosen texts' token ranges, laid end to end, without a pass over every token.
+        offsets = np.repeat(self.bounds[segments] - (np.cumsum(lengths) - lengths), lengths)
+        tokens = np.arange(offsets.size, dtype=np.int64) + offsets
+        return Stream(self.name, self.ids[tokens], _bounds(lengths), self.owners[segments],
                       self.source, self.starts[tokens], self.ends[tokens], self.joiner)
 
 
