@@ -24,7 +24,7 @@ $(BASE): pyproject.toml | $(BIN)/python
 
 # The full install holds everything the base one does: mark both done.
 $(FULL): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,asr]'
+	$(BIN)/python -m pip install --quiet -e '.[test,asr,ray,datasets]'
 	rm -f $(VENV)/.installed-full-* $(VENV)/.installed-base-* && touch $@ $(BASE)
 
 demo: setup-demo

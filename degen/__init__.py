@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import formats
 from .detect import DEFAULT, DetectConfig, Finding, analyze
+from .filter import scan_batch
 from .errors import (AudioError, ConfigError, DegenError, FormatError, OutputError, ServerError, ServerRejected,
                      ServerTimeout, ServerUnreachable)
 from .io import read_transcript, write_atomic
@@ -142,7 +143,7 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
 
 
 __all__ = [
-    "read", "write", "scan", "fix", "analyze", "Transcript", "Segment", "Span", "Finding", "Report",
+    "read", "write", "scan", "scan_batch", "fix", "analyze", "Transcript", "Segment", "Span", "Finding", "Report",
     "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError", "OutputError",
     "ServerError", "ServerUnreachable", "ServerTimeout", "ServerRejected", "formats",
 ]

@@ -14,7 +14,6 @@ traceback of an internal error). ``NO_COLOR`` (any value) turns colour off.
 
 from __future__ import annotations
 
-import glob
 import math
 import os
 import sys
@@ -138,21 +137,12 @@ def config_from(options: dict) -> DetectConfig:
     return DetectConfig().with_(**{k: options.pop(k, None) for k in keys})
 
 
-def expand(patterns: tuple[str, ...]) -> list[str]:
-    """Files named, with globs expanded here too (Windows shells and quoted patterns)."""
-    paths = []
-    for pattern in patterns:
-        matches = sorted(glob.glob(pattern)) if glob.has_magic(pattern) else []
-        if glob.has_magic(pattern) and not matches:
-            raise click.BadParameter(f"no file matches {pattern!r}", param_hint="FILE")
-        paths.extend(matches or [pattern])
-    return paths
-
-
 @main.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed from the content when omitted.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file, one per line.")
+@click.option("--jobs", "-j", type=click.IntRange(0), default=1, show_default=True,
+              help="Files scanned at once, in worker processes (0: one per core).")
 @click.option("--audio-duration", type=_Finite(0, min_open=True), metavar="S",
               help="Audio length in seconds, to catch a transcript that stops early.")
 @click.option("--gpu-mem", type=_Finite(0, min_open=True), metavar="GIB",
@@ -160,35 +150,69 @@ def expand(patterns: tuple[str, ...]) -> list[str]:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML timeline (one file scanned only).")
 @threshold_options
-def scan(files, fmt, as_json, audio_duration, gpu_mem, html_path, **options):
-    """Report loops and impossible timing in transcript FILES ('-' reads stdin).
+def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **options):
+    """Report loops and impossible timing in transcript FILES: files, folders (walked for
+    .json .srt .vtt .txt) or globs; '-' reads stdin.
 
-    Exits 0 when every file is clean, 1 when one is degenerate, 2 on unusable input.
+    Exits 0 when every file is clean, 1 when one is degenerate, 2 when one could not be
+    read (the others are still scanned). With several files a summary goes to stderr.
     """
-    from . import scan as scan_one
-    from .io import check_writable, read_transcript
+    from . import batch
+    from .io import check_writable
     config = config_from(options)
-    paths = expand(files)
+    paths = batch.expand(files)
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
     if html_path:
         check_writable(html_path, "HTML report")
-    worst = EXIT_CLEAN
-    for path in paths:
-        transcript = read_transcript(path, fmt)  # "-" is stdin
-        report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
-        if as_json:
-            click.echo(report.to_json())
-        else:
-            click.echo(render_text(report, _style, quiet=_verbosity() < 0, verbose=_verbosity() > 0))
-        if html_path:
-            from .html import render_scan
-            from .io import write_atomic
-            write_atomic(html_path, render_scan(report, transcript))
-        worst = max(worst, EXIT_FOUND if report.degenerate else EXIT_CLEAN)
-    sys.exit(worst)
+        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
+    settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
+    sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
+                       out=click.echo, err=_error_line))
 
 
+def _error_line(line: str) -> None:
+    if line.startswith("degen: error"):
+        line = _style(safe(line), fg="red")
+    click.echo(line, err=True)
+
+
+def _render_report(report) -> str:
+    return render_text(report, _style, quiet=_verbosity() < 0, verbose=_verbosity() > 0)
+
+
+def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> int:
+    from . import scan as scan_one
+    from .html import render_scan
+    from .io import read_transcript, write_atomic
+    transcript = read_transcript(path, fmt)  # "-" is stdin
+    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
+    click.echo(_render_report(report))
+    write_atomic(html_path, render_scan(report, transcript))
+    return EXIT_FOUND if report.degenerate else EXIT_CLEAN
+
+
+@main.command("filter")
+@click.argument("manifest", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--keep", "keep_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where the clean lines go, unchanged.")
+@click.option("--quarantine", "quarantine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where looping or unreadable lines go, each with a 'degen' field saying why.")
+@click.option("--text-field", metavar="NAME", help="Field judged [text, else pred_text].")
+@click.option("--jobs", "-j", type=click.IntRange(0), default=1, show_default=True,
+              help="Worker processes judging lines (0: one per core); the order is kept.")
+@threshold_options
+def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **options):
+    """Split a NeMo-style MANIFEST (one utterance per JSON line) into kept and quarantined lines.
+
+    Resumes an interrupted run (KEEP.degen-progress.json). Exits 0 when every line is
+    kept, 1 when some are quarantined, 2 on unusable input or arguments.
+    """
+    from .filter import filter_manifest
+    counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
+                             config=config_from(options), jobs=jobs)
+    click.echo(f"{manifest}: {counts.line()}", err=True)
+    sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)
 
 
 def _default_out(path: Path) -> Path:

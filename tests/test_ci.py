@@ -79,4 +79,4 @@ def test_make_demo_installs_only_what_the_demo_uses(tmp_path):
     demo = make_dry_run("demo", tmp_path)
     assert "pip install --quiet -e ." in demo and "asr" not in demo and "test]" not in demo
     test = make_dry_run("test", tmp_path)
-    assert "-e '.[test,asr]'" in test and "ensure-chromium.sh" in test
+    assert "-e '.[test,asr,ray,datasets]'" in test and "ensure-chromium.sh" in test

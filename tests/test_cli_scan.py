@@ -33,7 +33,7 @@ def test_clean_file_exits_0():
 def test_json_lines_schema():
     result = run("scan", "--json", SEED / "clean.json", SEED / "degenerate.json")
     assert result.exit_code == 1
-    rows = [json.loads(line) for line in result.output.splitlines()]
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["degenerate"] for r in rows] == [False, True]
     row = rows[1]
     assert set(row) >= {"file", "format", "degenerate", "metrics", "findings", "advice"}
@@ -49,7 +49,7 @@ def test_globs_and_stdin(tmp_path):
     for name in ("a.json", "b.json"):
         shutil.copy(SEED / "clean.json", tmp_path / name)
     result = run("scan", "--json", str(tmp_path / "*.json"))
-    assert result.exit_code == 0 and len(result.output.splitlines()) == 2
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == 2
     text = (FIXTURES / "shapes" / "loops" / "zh_char.json").read_text(encoding="utf-8")
     result = run("scan", "-", input=text)
     assert result.exit_code == 1 and "的 x102" in result.output

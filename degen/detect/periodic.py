@@ -45,6 +45,14 @@ def _ranges(begin: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - offsets + np.repeat(begin, lengths)
 
 
+def true_runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the runs of True in a boolean ``mask``, in four passes: the
+    changes of a False-padded copy alternate start, end."""
+    padded = np.concatenate(([False], mask, [False]))
+    changes = np.flatnonzero(padded[1:] != padded[:-1])
+    return changes[0::2], changes[1::2]
+
+
 def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.ndarray]:
     """(start, match-run length) of maximal runs with at least ``min_count`` copies.
 
@@ -56,8 +64,7 @@ def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.nd
     """
     n = ids.size
     hits = ids[0:n - p:p] == ids[p:n:p][:(n - p + p - 1) // p]
-    edges = np.diff(np.concatenate(([0], hits.astype(np.int8), [0])))
-    first, after = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    first, after = true_runs(hits)
     keep = after - first >= min_count - 1
     first, last = first[keep] * p, (after[keep] - 1) * p
     window = _ranges(np.maximum(first - (p - 1), 0), np.minimum(last + p, n - p))
@@ -91,8 +98,10 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     # copies, so scanning every period at ``min_count`` keeps the filter exact.
     scan_count = min_count
     out_s, out_p, out_l = [], [], []
-    for p in range(1, min(max_period, len(ids) // 2) + 1):
-        starts, lengths = _runs_at(ids, p, scan_count)
+    top = min(max_period, len(ids) // 2)
+    dense = _dense_runs(ids, top, scan_count) if ids.size * top <= DENSE_BUDGET else None
+    for p in sorted(dense) if dense is not None else range(1, top + 1):
+        starts, lengths = dense[p] if dense is not None else _runs_at(ids, p, scan_count)
         if starts.size:
             keep = np.ones(starts.size, dtype=bool)
             for q in _divisors(p):
@@ -111,6 +120,31 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     keep = count >= min_count
     order = np.lexsort((period[keep], start[keep]))
     return Runs(start[keep][order], period[keep][order], count[keep][order], length[keep][order])
+
+
+# Below this many compares (tokens x periods), every period is searched at once in one
+# 2-D array: a dozen array operations in all instead of a dozen per period, which is
+# what a short text (one utterance, one small file) spends most of its time on.
+DENSE_BUDGET = 1 << 20
+
+
+def _dense_runs(ids: np.ndarray, top: int, min_count: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """What ``_runs_at`` finds, for every period 1..top at once (only periods with runs)."""
+    n = ids.size
+    width = n + 1
+    flat = np.zeros(top * width + 1, dtype=bool)  # [0] + rows; row p-1: ids[i] == ids[i + p], then a False
+    for p in range(1, top + 1):
+        flat[1 + (p - 1) * width:(p - 1) * width + n - p + 1] = ids[:-p] == ids[p:]
+    # Every run of True starts and ends inside its row, so the changes alternate start, end.
+    changes = np.flatnonzero(flat[1:] != flat[:-1])
+    begin, end = changes[0::2], changes[1::2]
+    rows, starts = np.divmod(begin, width)
+    lengths = end - begin
+    periods = rows + 1
+    keep = lengths >= periods * (min_count - 1)
+    periods, starts, lengths = periods[keep], starts[keep], lengths[keep]
+    edges = [0, *(np.flatnonzero(np.diff(periods)) + 1).tolist(), periods.size]
+    return {int(periods[a]): (starts[a:b], lengths[a:b]) for a, b in zip(edges, edges[1:]) if b > a}
 
 
 def _divisors(p: int) -> list[int]:

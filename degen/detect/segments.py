@@ -4,8 +4,6 @@ timestamps, and cycles A B C A B C of up to ``max_segment_period`` segments."""
 from __future__ import annotations
 
 import numpy as np
-from rapidfuzz.distance import Indel
-from rapidfuzz.process import cpdist
 
 from ..model import Transcript
 from .config import DetectConfig
@@ -34,6 +32,8 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
                            & (np.abs(lengths[1:] - lengths[:-1]) <= cutoff * (lengths[1:] + lengths[:-1])))
     near = np.zeros(len(keys), dtype=bool)
     if pairs.size:
+        from rapidfuzz.distance import Indel  # imported here: most scans never compare two segments
+        from rapidfuzz.process import cpdist
         dist = cpdist([keys[i] for i in pairs.tolist()], [keys[i + 1] for i in pairs.tolist()],
                       scorer=Indel.normalized_distance, workers=1)
         near[pairs[dist <= cutoff] + 1] = True

@@ -23,36 +23,58 @@ from functools import lru_cache
 import numpy as np
 import regex
 
+from .periodic import true_runs
+
 SEP = "\x1f"  # joins segment texts; removed from the texts first
 _SEP = ord(SEP)
 # Character classes, as bit flags in the lookup table.
-WORD, PUNCT, SPACE, MARK = 1, 2, 4, 8
+WORD, PUNCT, SPACE, MARK, CLUSTER = 1, 2, 4, 8, 16
 _FLAGS = {"L": WORD, "N": WORD, "M": WORD | MARK, "P": PUNCT, "S": PUNCT, "Z": SPACE, "C": SPACE}
 _APOSTROPHES = (ord("'"), ord("\u2019"))
-# Code points that make real grapheme clusters beyond combining marks: joiners, flags,
-# variation selectors.
-_CLUSTER_EXTRA = ((0x200D, 0x200D), (0x1F1E6, 0x1F1FF), (0xFE00, 0xFE0F))
+# Code points that make real grapheme clusters beyond combining marks (variation selectors
+# are marks already): the zero-width joiner (U+200D) and the regional indicators of flags
+# (U+1F1E6-1F1FF) get the CLUSTER flag.
+
+
+def _flag(code: int) -> int:
+    extra = CLUSTER if code == 0x200D or 0x1F1E6 <= code <= 0x1F1FF else 0
+    return _FLAGS[unicodedata.category(chr(code))[0]] | extra
 
 
 @lru_cache(maxsize=1)
 def _bmp_table() -> np.ndarray:
-    return np.array([_FLAGS[unicodedata.category(chr(c))[0]] for c in range(0x10000)], dtype=np.uint8)
+    return np.array([_flag(c) for c in range(0x10000)], dtype=np.uint8)
+
+
+# Below this many code points, classifying each distinct one beats building the 65,536-entry
+# table (about 40 ms, once per process): what keeps `degen scan small.json` quick.
+SMALL_TEXT = 100_000
+
+
+_small_seen = [0]  # code points classified without the table so far in this process
 
 
 def classify(codes: np.ndarray) -> np.ndarray:
     """Flags for each code point (BMP by table, the rest one unique code at a time)."""
+    if _small_seen[0] + codes.size < SMALL_TEXT and _bmp_table.cache_info().currsize == 0:
+        _small_seen[0] += codes.size  # many short texts in one process: the table pays off
+        distinct, index = np.unique(codes, return_inverse=True)
+        flags = np.array([_flag(c) for c in distinct.tolist()], dtype=np.uint8)
+        return flags[index].reshape(codes.shape)
     table = _bmp_table()
     flags = table[np.minimum(codes, 0xFFFF)]
     astral = codes > 0xFFFF
     if astral.any():
         for code in np.unique(codes[astral]).tolist():
-            flags[codes == code] = _FLAGS[unicodedata.category(chr(code))[0]]
+            flags[codes == code] = _flag(code)
     return flags
 
 
 def normalize(text: str) -> str:
     """NFKC (full/half width alike) and case-folded."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    if not unicodedata.is_normalized("NFKC", text):  # most text already is: a quick check
+        text = unicodedata.normalize("NFKC", text)
+    return text.casefold()
 
 
 _DROP = regex.compile(r"[\p{P}\p{S}\p{Z}\p{C}]+")
@@ -101,11 +123,11 @@ class Stream:
 
     def subset(self, segments: np.ndarray) -> "Stream":
         """The stream of some segments only (sorted indices into ``owners``)."""
-        lengths = np.diff(self.bounds)
-        keep = np.zeros(lengths.size, dtype=bool)
-        keep[segments] = True
-        tokens = np.flatnonzero(np.repeat(keep, lengths))
-        return Stream(self.name, self.ids[tokens], _bounds(lengths[segments]), self.owners[segments],
+        lengths = np.diff(self.bounds)[segments]
+        # The chosen texts' token ranges, laid end to end, without a pass over every token.
+        offsets = np.repeat(self.bounds[segments] - (np.cumsum(lengths) - lengths), lengths)
+        tokens = np.arange(offsets.size, dtype=np.int64) + offsets
+        return Stream(self.name, self.ids[tokens], _bounds(lengths), self.owners[segments],
                       self.source, self.starts[tokens], self.ends[tokens], self.joiner)
 
 
@@ -121,7 +143,7 @@ class Streams:
     words: Stream
     punct: Stream
     keys: list[str]
-    codes: np.ndarray  # the normalised text's code points, separators included
+    codes: np.ndarray  # the normalised text's code points (uint32), separators included
 
     def all(self) -> list[Stream]:
         return [self.chars, self.words, self.punct]
@@ -132,30 +154,37 @@ def build_streams(texts: list[str]) -> Streams:
     if joined.count(SEP) != max(len(texts) - 1, 0):  # a text holds the separator itself
         joined = SEP.join(t.replace(SEP, " ") for t in texts)
     norm = normalize(joined)
-    codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    del joined
+    # Code points as uint32, 4 bytes each: no per-character Python object, no int64 copy.
+    codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
     is_sep = codes == _SEP
+    seps = np.flatnonzero(is_sep)
     flags = classify(codes)
-    flags[is_sep] = 0
-    segment_of = np.cumsum(is_sep)  # segment index of every code point
+    flags[seps] = 0
     n = len(texts)
+    position = np.int32 if codes.size < 2**31 - 1 else np.int64
 
     def stream(name, ids, starts, ends, joiner):
-        lengths = np.bincount(segment_of[starts], minlength=n) if starts.size else np.zeros(n, dtype=np.int64)
+        # Positions as int32 (half the memory) while the text fits, as it does below 2 G.
+        starts, ends = starts.astype(position, copy=False), ends.astype(position, copy=False)
+        # Tokens per segment: where each segment's first token falls among the starts.
+        cuts = np.searchsorted(starts, seps)
+        lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
         return Stream(name, ids, _bounds(lengths), np.arange(n, dtype=np.int64), norm, starts, ends, joiner)
 
     chars = _chars(norm, codes, flags, stream)
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
     keep = ((flags & WORD) != 0) | is_sep
-    keys = codes[keep].astype(np.uint32).tobytes().decode("utf-32-le").split(SEP)
+    keys = codes[keep].tobytes().decode("utf-32-le").split(SEP)
     if "" in keys:  # segments without content compare by their punctuation
-        marks = codes[((flags & PUNCT) != 0) | is_sep].astype(np.uint32).tobytes().decode("utf-32-le").split(SEP)
+        marks = codes[((flags & PUNCT) != 0) | is_sep].tobytes().decode("utf-32-le").split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
     return Streams(chars, words, punct, keys, codes)
 
 
 def _chars(norm, codes, flags, stream) -> Stream:
-    clustered = ((flags & MARK) != 0).any() or any(((codes >= a) & (codes <= b)).any() for a, b in _CLUSTER_EXTRA)
+    clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
         starts = np.flatnonzero(flags & WORD)
         return stream("chars", codes[starts], starts, starts + 1, "")
@@ -173,29 +202,42 @@ def _chars(norm, codes, flags, stream) -> Stream:
 
 def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(starts, ends) of the runs of True in ``mask``."""
-    edges = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
-    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return true_runs(mask)
+
+
+# Code points hashed per block: bounds the 64-bit temporaries to a few times 8 MB
+# whatever the transcript's size.
+HASH_BLOCK = 1 << 20
 
 
 def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """A 64-bit polynomial hash of each run of code points, vectorised (collisions
-    between distinct words are about 2**-64 likely)."""
+    """A 64-bit polynomial hash of each run of code points, vectorised block by block
+    (collisions between distinct words are about 2**-64 likely)."""
+    blocks, i = [], 0
+    while i < starts.size:  # runs of whole words, each block at most HASH_BLOCK long (or one word)
+        j = max(int(np.searchsorted(ends, int(starts[i]) + HASH_BLOCK, side="right")), i + 1)
+        blocks.append((i, j))
+        i = j
+    top = max((int(ends[j - 1]) - int(starts[i]) for i, j in blocks), default=0)
     base = np.uint64(1_000_003)
+    out = np.empty(starts.size, dtype=np.int64)
     with np.errstate(over="ignore"):
-        powers = np.cumprod(np.full(codes.size + 1, base, dtype=np.uint64))
-        prefix = np.concatenate(([np.uint64(0)], np.cumsum(codes.astype(np.uint64) * powers[:codes.size],
-                                                               dtype=np.uint64)))
-        # Align every run to power 0 by multiplying up to a common exponent instead of
-        # dividing: h = (P[e] - P[s]) * base^(N - s).
-        top = np.uint64(codes.size)
-        shifted = powers[(top - starts.astype(np.uint64)).astype(np.int64)]
-        return ((prefix[ends] - prefix[starts]) * shifted).astype(np.int64)
+        powers = np.cumprod(np.full(top + 1, base, dtype=np.uint64))  # powers[k] = base ** (k + 1)
+        for i, j in blocks:
+            lo, hi = int(starts[i]), int(ends[j - 1])
+            local = codes[lo:hi].astype(np.uint64)
+            prefix = np.concatenate(([np.uint64(0)], np.cumsum(local * powers[:local.size], dtype=np.uint64)))
+            s, e = starts[i:j] - lo, ends[i:j] - lo
+            # Align every run to one exponent, the same in every block, by multiplying up
+            # instead of dividing: h = (P[e] - P[s]) * base^(top - s).
+            out[i:j] = ((prefix[e] - prefix[s]) * powers[top - s]).astype(np.int64)
+    return out
 
 
 def _words(codes, flags, stream) -> Stream:
     word = (flags & WORD) != 0
     # An apostrophe between two word characters belongs to the word (let's, l'eau).
-    apostrophe = np.isin(codes, _APOSTROPHES)
+    apostrophe = (codes == _APOSTROPHES[0]) | (codes == _APOSTROPHES[1])
     inner = np.zeros_like(word)
     inner[1:-1] = apostrophe[1:-1] & word[:-2] & word[2:]
     starts, ends = _runs(word | inner)
@@ -205,14 +247,16 @@ def _words(codes, flags, stream) -> Stream:
 def _punct(codes, flags, is_sep, stream) -> Stream:
     punct = (flags & PUNCT) != 0
     other = ~punct & ((flags & SPACE) == 0) & ~is_sep
-    p_starts = np.flatnonzero(punct)
     o_starts, o_ends = _runs(other)
-    starts = np.concatenate((p_starts, o_starts))
-    ends = np.concatenate((p_starts + 1, o_ends))
+    first = punct.copy()
+    first[o_starts] = True
+    starts = np.flatnonzero(first)  # in order already: no sort
+    is_punct = punct[starts]
     # Stretches of other text get ids that match nothing (negative and distinct).
-    ids = np.concatenate((codes[p_starts], -1 - np.arange(o_starts.size, dtype=np.int64)))
-    order = np.argsort(starts, kind="stable")
-    return stream("punct", ids[order], starts[order], ends[order], "")
+    stretch = np.cumsum(~is_punct) - 1
+    ids = np.where(is_punct, codes[starts].astype(np.int64), -1 - stretch)
+    ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
+    return stream("punct", ids, starts, ends, "")
 
 
 def grapheme_len(text: str) -> int:

@@ -1,0 +1,239 @@
+"""Scanning many files: directories and globs expanded, a process pool, results in input
+order, one bad file never stopping the rest, and a summary at the end.
+
+    inputs ─expand─▶ paths ─┬─ jobs=1: scan here ─────────────┬─▶ in input order ─▶ print ─▶ summary
+                            └─ jobs=N: Pool.imap(chunks) ──────┘
+
+Workers return a Report or an error line; the parent prints, so output never interleaves.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import signal
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from .detect import DEFAULT, DetectConfig
+from .detect.finding import SEVERITY_RANK
+from .errors import ConfigError, DegenError
+from .report import Report
+
+# What a directory walk picks up (the formats' usual extensions); `--format` does not widen
+# it, since a folder of audio or logs next to the transcripts is the common case.
+KNOWN_EXTENSIONS = (".json", ".srt", ".vtt", ".txt")
+# Files degen writes itself next to a transcript (fix reports, journals): never scanned.
+OWN_OUTPUTS = (".degen.json", ".degen-journal.jsonl")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every file is scanned with (picklable: it travels to the workers)."""
+
+    config: DetectConfig = DEFAULT
+    format: str | None = None
+    audio_duration: float | None = None
+    gpu_mem: float | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """One file's outcome: a report, or the one-line error that stopped it."""
+
+    path: str
+    report: Report | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return self.report.to_dict() if self.report else {"file": self.path, "error": self.error}
+
+
+def expand(inputs: Iterable[str]) -> list[str]:
+    """Files to scan, in a stable order: a directory is walked (known extensions, hidden
+    entries skipped, sorted), a glob is expanded (directories it matches are walked too),
+    anything else is taken as a file (a missing one fails later, with its own error).
+
+    Raises:
+        ConfigError: a glob matches nothing, or a directory holds no transcript.
+    """
+    paths: list[str] = []
+    for item in inputs:
+        if glob.has_magic(item):
+            matches = sorted(glob.glob(item, recursive=True))
+            if not matches:
+                raise ConfigError(f"no file matches {item!r}; quote the pattern or check the folder")
+            for match in matches:
+                paths.extend(_walk(match) if os.path.isdir(match) else [match])
+        elif item != "-" and os.path.isdir(item):
+            found = _walk(item)
+            if not found:
+                raise ConfigError(f"{item}: no transcript files ({', '.join(KNOWN_EXTENSIONS)}) in this folder")
+            paths.extend(found)
+        else:
+            paths.append(item)
+    return paths
+
+
+def _walk(folder: str) -> list[str]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            lower = name.lower()
+            if name.startswith(".") or lower.endswith(OWN_OUTPUTS) or not lower.endswith(KNOWN_EXTENSIONS):
+                continue
+            path = os.path.join(root, name)
+            if os.path.isfile(path):  # regular files only: no FIFOs or devices from a walk
+                found.append(path)
+    return found
+
+
+def scan_path(path: str, settings: Settings) -> Result:
+    """Scan one file; every failure becomes the Result's one-line error."""
+    from . import scan
+    from .io import read_transcript
+    try:
+        transcript = read_transcript(path, settings.format)
+        report = scan(transcript, settings.config, audio_duration=settings.audio_duration, name=path,
+                      gpu_mem=settings.gpu_mem)
+        return Result(path, report=report)
+    except DegenError as exc:
+        return Result(path, error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - one file's crash must not stop a batch of thousands
+        return Result(path, error=f"{path}: cannot scan ({type(exc).__name__}: {exc}); please report this file")
+
+
+def _quiet_worker() -> None:
+    # Ctrl-C goes to the whole process group: the parent stops the pool, workers stay quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Task:
+    """scan_path with the settings bound (a class, not a lambda, so it pickles)."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def __call__(self, path: str) -> Result:
+        return scan_path(path, self.settings)
+
+
+def resolve_jobs(jobs: int) -> int:
+    """``jobs`` processes, 0 meaning one per core this process may use."""
+    if jobs > 0:
+        return jobs
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def scan_paths(paths: list[str], settings: Settings = Settings(), jobs: int = 1) -> Iterator[Result]:
+    """Results for ``paths`` in input order, as they complete; ``jobs`` > 1 uses a process
+    pool (``-`` for stdin is always read here, by this process)."""
+    jobs = min(resolve_jobs(jobs), len(paths))
+    task = _Task(settings)
+    if jobs <= 1 or "-" in paths:
+        yield from map(task, paths)
+        return
+    import multiprocessing
+    # Small chunks keep the output flowing in order when file sizes vary; 4 per chunk
+    # already makes the pickling overhead negligible next to a scan.
+    chunk = max(1, min(4, len(paths) // (jobs * 4)))
+    pool = multiprocessing.get_context().Pool(jobs, initializer=_quiet_worker)
+    try:
+        yield from pool.imap(task, paths, chunksize=chunk)
+    except BaseException:  # Ctrl-C, or the reader stopped early: stop the workers now
+        pool.terminate()
+        raise
+    finally:
+        pool.close()
+        pool.join()
+
+
+@dataclass
+class Summary:
+    """Totals over a batch, printed at the end (``{"summary": ...}`` in JSON)."""
+
+    fail_on: str = "medium"
+    files: int = 0
+    degenerate: int = 0
+    errors: int = 0
+    flagged_seconds: float = 0.0
+    by_format: Counter = field(default_factory=Counter)
+    degenerate_by_format: Counter = field(default_factory=Counter)
+    by_kind: Counter = field(default_factory=Counter)
+
+    def add(self, result: Result) -> None:
+        self.files += 1
+        if result.report is None:
+            self.errors += 1
+            return
+        report = result.report
+        self.by_format[report.format] += 1
+        self.flagged_seconds += report.metrics.flagged_seconds
+        if report.degenerate:
+            self.degenerate += 1
+            self.degenerate_by_format[report.format] += 1
+        rank = SEVERITY_RANK[self.fail_on]
+        self.by_kind.update(f.kind for f in report.findings if SEVERITY_RANK[f.severity] >= rank)
+
+    def to_dict(self) -> dict:
+        return {"files": self.files, "clean": self.files - self.degenerate - self.errors,
+                "degenerate": self.degenerate, "errors": self.errors,
+                "flagged_hours": round(self.flagged_seconds / 3600, 4),
+                "by_format": {k: {"files": v, "degenerate": self.degenerate_by_format[k]}
+                              for k, v in sorted(self.by_format.items())},
+                "flagged_by_kind": dict(sorted(self.by_kind.items()))}
+
+    def line(self) -> str:
+        formats = ", ".join(f"{k} {v}" for k, v in sorted(self.by_format.items())) or "none"
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.by_kind.items())) or "none"
+        return (f"{_plural(self.files, 'file')}: {self.degenerate} degenerate, "
+                f"{self.files - self.degenerate - self.errors} clean, {_plural(self.errors, 'error')}; "
+                f"flagged {self.flagged_seconds / 3600:.2f} h; formats: {formats}; flagged findings: {kinds}")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _generic(advice: str, path: str, several: bool) -> str:
+    """Advice names its file; over several files it reads once, for FILE."""
+    return advice.replace(path, "FILE") if several else advice
+
+
+def exit_code(summary: Summary) -> int:
+    """2 when a file could not be scanned, else 1 when one is degenerate, else 0."""
+    return 2 if summary.errors else (1 if summary.degenerate else 0)
+
+
+def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, render: Callable[[Report], str],
+        out: Callable[[str], None], err: Callable[[str], None]) -> int:
+    """Scan ``paths`` and print as it goes; returns the exit code.
+
+    Per file, in input order: a JSON line (``as_json``) or ``render(report)`` on ``out``;
+    an error is one line on ``err`` (and a ``{"file", "error"}`` line on ``out`` in JSON).
+    Advice is printed once, after all files (naming FILE when there are several). With more than one file a summary follows on
+    ``err``: one line, or ``{"summary": {...}}`` in JSON.
+    """
+    import dataclasses
+
+    import orjson
+    summary, advice, several = Summary(settings.config.fail_on), {}, len(paths) > 1
+    for result in scan_paths(paths, settings, jobs):
+        summary.add(result)
+        if result.error:
+            err(f"degen: error: {result.error}")
+        if as_json:
+            out(orjson.dumps(result.to_dict()).decode())
+        elif result.report:
+            advice.update(dict.fromkeys(_generic(line, result.path, several) for line in result.report.advice))
+            out(render(dataclasses.replace(result.report, advice=())))
+    for line in advice:
+        out(f"  advice: {line}")
+    if several:
+        err(orjson.dumps({"summary": summary.to_dict()}).decode() if as_json else summary.line())
+    return exit_code(summary)

@@ -1,0 +1,303 @@
+"""Utterance-per-line data: judging one text on its own, filtering NeMo-style manifests
+into kept and quarantined lines, and a batched map function for dataset engines.
+
+    MANIFEST.jsonl ─line─▶ judge(text, duration) ─┬─ clean ─▶ KEEP        (the line, byte for byte)
+                                                   └─ loop, or unreadable ─▶ QUARANTINE (+ "degen")
+
+Every input line lands in exactly one output. Outputs are written to ``NAME.partial``
+files and renamed into place when the whole manifest is done; a progress file
+(``KEEP.degen-progress.json``) records the input offset and the output sizes at each
+checkpoint, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from .detect import DEFAULT, DetectConfig
+from .detect.finding import SEVERITY_RANK
+from .errors import ConfigError, FormatError
+from .model import Segment, Span, Transcript
+from .report import Report
+
+TEXT_FIELDS = ("text", "pred_text")  # NeMo: reference text, or a model's prediction
+CHECKPOINT_LINES = 2000  # lines per batch and progress record: a resume redoes at most these
+
+
+def judge(text: str, duration: float | None = None, config: DetectConfig = DEFAULT, name: str = "<text>") -> Report:
+    """``degen.scan`` of one utterance, its duration (seconds of audio) as timing evidence.
+
+    The text is never sniffed as a file format (an utterance may start with ``[`` or ``{``).
+
+    >>> judge("okay " * 40, 4.0).degenerate, judge("okay, okay.", 4.0).degenerate
+    (True, False)
+    """
+    from . import scan
+    span = Span(0.0, float(duration)) if duration is not None else None
+    transcript = Transcript([Segment(span, None, text)], "text", {"independent": True})
+    return scan(transcript, config, audio_duration=duration, name=name)
+
+
+def worst_severity(report: Report) -> str | None:
+    """The highest severity among the findings, or None when there are none."""
+    return max((f.severity for f in report.findings), key=SEVERITY_RANK.__getitem__, default=None)
+
+
+def verdict(report: Report) -> dict:
+    """What a quarantined line or a dataset row carries about its text."""
+    return {"degenerate": report.degenerate, "severity": worst_severity(report),
+            "findings": [f.to_dict() for f in report.findings]}
+
+
+def _duration(value) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e7
+    return float(value) if ok else None
+
+
+KEPT, FLAGGED, UNREADABLE = "kept", "flagged", "unreadable"
+
+
+def judge_line(raw: bytes, number: int, text_field: str | None, config: DetectConfig) -> tuple[str, bytes]:
+    """(KEPT, FLAGGED or UNREADABLE; the line to write) for one manifest line
+    (``number`` counts from 1). A kept line is written back byte for byte."""
+    try:
+        row = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return UNREADABLE, _unreadable(raw, number, f"invalid JSON ({exc})")
+    if not isinstance(row, dict):
+        return UNREADABLE, _unreadable(raw, number, "not a JSON object")
+    field = text_field or next((f for f in TEXT_FIELDS if f in row), TEXT_FIELDS[0])
+    text = row.get(field)
+    if not isinstance(text, str):
+        problem = "missing" if text is None else f"not a string ({type(text).__name__})"
+        return UNREADABLE, _flagged(row, {"degenerate": None, "error": f"line {number}: field '{field}' {problem}"})
+    report = judge(text, _duration(row.get("duration")), config, name=f"line {number}")
+    if not report.degenerate:
+        return KEPT, raw if raw.endswith(b"\n") else raw + b"\n"
+    return FLAGGED, _flagged(row, verdict(report))
+
+
+def _flagged(row: dict, degen: dict) -> bytes:
+    row = {**row, "degen": degen}  # a "degen" field already there is replaced
+    return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _unreadable(raw: bytes, number: int, problem: str) -> bytes:
+    """A line that is not a JSON object: kept whole, as text, beside the error."""
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    try:
+        kept = {"raw": body.decode("utf-8")}
+    except UnicodeDecodeError:  # not even text: keep the bytes exactly
+        kept = {"raw_base64": base64.b64encode(body).decode("ascii")}
+    return orjson.dumps({"degen": {"degenerate": None, "error": f"line {number}: {problem}", **kept}},
+                        option=orjson.OPT_APPEND_NEWLINE)
+
+
+@dataclass
+class Counts:
+    """Lines seen, kept and quarantined (``unreadable`` of those not judged at all: not
+    JSON, or no text); ``blank`` lines hold nothing and go to neither output."""
+
+    lines: int = 0
+    kept: int = 0
+    quarantined: int = 0
+    unreadable: int = 0
+    blank: int = 0
+    resumed_at: int = 0
+
+    def line(self) -> str:
+        resumed = f"; resumed after line {self.resumed_at}" if self.resumed_at else ""
+        blank = f", {self.blank} blank" if self.blank else ""
+        return (f"{self.lines} lines: {self.kept} kept, {self.quarantined} quarantined "
+                f"({self.unreadable} unreadable or without text){blank}{resumed}")
+
+
+def _identity(manifest: Path, text_field: str | None, config: DetectConfig) -> str:
+    """What a progress record is valid for: the same input file, field and thresholds."""
+    st = manifest.stat()
+    with manifest.open("rb") as handle:
+        head = handle.read(1 << 16)
+    parts = (str(manifest.resolve()), str(st.st_size), str(st.st_mtime_ns), hashlib.sha256(head).hexdigest(),
+             repr(text_field), repr(config))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def progress_path(keep: Path) -> Path:
+    return keep.with_name(keep.name + ".degen-progress.json")
+
+
+def _partial(path: Path) -> Path:
+    return path.with_name(path.name + ".partial")
+
+
+def _load_progress(path: Path, identity: str, keep: Path, quarantine: Path) -> dict | None:
+    """The last checkpoint, when it is for this run and both partial outputs still hold
+    at least what it recorded (else the run starts over)."""
+    try:
+        record = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(record, dict) or record.get("identity") != identity:
+        return None
+    for output, key in ((keep, "keep_bytes"), (quarantine, "quarantine_bytes")):
+        part = _partial(output)
+        if not part.is_file() or part.stat().st_size < record.get(key, 0):
+            return None
+    return record
+
+
+def _open_outputs(keep: Path, quarantine: Path, record: dict | None):
+    """The two partial outputs, cut back to the last checkpoint when resuming."""
+    handles = []
+    for path, size in ((keep, (record or {}).get("keep_bytes", 0)), (quarantine, (record or {}).get("quarantine_bytes", 0))):
+        part = _partial(path)
+        handle = part.open("r+b" if record and part.exists() else "wb")
+        handle.truncate(size)
+        handle.seek(size)
+        handles.append(handle)
+    return handles
+
+
+def _check_paths(manifest: Path, keep: Path, quarantine: Path) -> None:
+    if not manifest.is_file():
+        raise FormatError("no such file" if not manifest.exists() else "not a regular file", path=str(manifest),
+                          hint="give a NeMo-style manifest (.jsonl)")
+    names = [os.path.realpath(p) for p in (manifest, keep, quarantine)]
+    if len(set(names)) != 3:
+        raise ConfigError("the manifest, --keep and --quarantine must be three different files")
+    for path in (keep, quarantine):
+        if not path.parent.is_dir():
+            raise ConfigError(f"{path}: the folder {path.parent} does not exist")
+
+
+class _Judge:
+    """judge_line with the field and thresholds bound (a class, so that it pickles)."""
+
+    def __init__(self, text_field: str | None, config: DetectConfig):
+        self.text_field, self.config = text_field, config
+
+    def __call__(self, numbered: tuple[bytes, int]) -> tuple[str, bytes]:
+        return judge_line(numbered[0], numbered[1], self.text_field, self.config)
+
+
+def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quarantine: str | os.PathLike, *,
+                    text_field: str | None = None, config: DetectConfig = DEFAULT, jobs: int = 1,
+                    checkpoint_lines: int = CHECKPOINT_LINES) -> Counts:
+    """Split a manifest into clean lines (``keep``) and looping or unreadable ones
+    (``quarantine``, each with a ``degen`` field: verdict and findings, or the error and
+    the raw line). Streams with bounded memory; resumes from its progress file.
+
+    Args:
+        manifest: one JSON object per line (``audio_filepath``, ``duration``, ``text``).
+        keep, quarantine: output paths; they appear only when the whole input is done.
+        text_field: the field judged; default ``text``, else ``pred_text`` per line.
+        config: detection thresholds.
+        jobs: worker processes judging lines (0: one per core); the order is kept.
+        checkpoint_lines: lines read, judged and written between progress records.
+    """
+    from itertools import islice
+
+    from .batch import resolve_jobs
+    manifest, keep, quarantine = Path(manifest), Path(keep), Path(quarantine)
+    _check_paths(manifest, keep, quarantine)
+    identity = _identity(manifest, text_field, config)
+    progress = progress_path(keep)
+    record = _load_progress(progress, identity, keep, quarantine)
+    counts = Counts(**(record or {}).get("counts", {}))
+    counts.resumed_at = counts.lines
+    keep_out, quarantine_out = _open_outputs(keep, quarantine, record)
+    judge_one, pool = _Judge(text_field, config), None
+    if resolve_jobs(jobs) > 1:
+        import multiprocessing
+
+        from .batch import _quiet_worker
+        pool = multiprocessing.get_context().Pool(resolve_jobs(jobs), initializer=_quiet_worker)
+    try:
+        with manifest.open("rb") as source, keep_out, quarantine_out:
+            source.seek((record or {}).get("offset", 0))
+            while batch := list(islice(source, checkpoint_lines)):  # bounded: one batch in memory
+                numbered = [(raw, counts.lines + k + 1) for k, raw in enumerate(batch) if raw.strip()]
+                counts.blank += len(batch) - len(numbered)  # nothing to keep or judge; counted
+                counts.lines += len(batch)
+                results = pool.imap(judge_one, numbered, chunksize=32) if pool else map(judge_one, numbered)
+                for status, line in results:
+                    (keep_out if status == KEPT else quarantine_out).write(line)
+                    counts.kept += status == KEPT
+                    counts.quarantined += status != KEPT
+                    counts.unreadable += status == UNREADABLE
+                _checkpoint(progress, identity, source.tell(), keep_out, quarantine_out, counts)
+    except BaseException:
+        if pool:
+            pool.terminate()  # Ctrl-C: stop now; the progress file has the last whole batch
+        raise
+    finally:
+        if pool:
+            pool.close()
+            pool.join()
+    os.replace(_partial(keep), keep)
+    os.replace(_partial(quarantine), quarantine)
+    progress.unlink(missing_ok=True)
+    return counts
+
+
+def _checkpoint(progress: Path, identity: str, offset: int, keep_out, quarantine_out, counts: Counts) -> None:
+    from .io import write_atomic
+    for handle in (keep_out, quarantine_out):
+        handle.flush()
+        os.fsync(handle.fileno())
+    state = {"lines": counts.lines, "kept": counts.kept, "quarantined": counts.quarantined,
+             "unreadable": counts.unreadable, "blank": counts.blank}
+    write_atomic(progress, orjson.dumps({"identity": identity, "offset": offset, "keep_bytes": keep_out.tell(),
+                                         "quarantine_bytes": quarantine_out.tell(), "counts": state}))
+
+
+def _row_report(text, duration, config: DetectConfig, format: str | None) -> Report:
+    """degen.scan of one dataset row's text: sniffed as a transcript (MOSS markup, JSON,
+    subtitles, plain text), read as plain text when it is none of them, never as a path."""
+    from . import formats, scan
+    if duration is not None or not isinstance(text, str) or not text.strip():
+        return judge(text if isinstance(text, str) else "", _duration(duration), config, name="<row>")
+    try:
+        transcript = formats.loads(text, format)
+    except FormatError:
+        transcript = formats.loads(text, "text")
+    return scan(transcript, config, name="<row>")
+
+
+def scan_batch(batch: dict, column: str = "text", *, duration_column: str | None = None,
+               config: DetectConfig | None = None, format: str | None = None) -> dict:
+    """A batched map function: ``batch`` (a dict of equal-length columns) with three
+    columns added for the texts in ``column``:
+
+    - ``degenerate`` (bool): loops at or above ``config.fail_on``;
+    - ``severity`` (str): the worst finding's severity, "" when there is none;
+    - ``findings`` (str): the findings as JSON text (a list of objects, as in ``--json``).
+
+    Each text is judged as ``degen.scan`` judges it (its format sniffed, plain text when
+    none fits); with ``duration_column`` each row is one utterance and that column's
+    seconds are timing evidence, as in ``degen filter``.
+
+    Example:
+        >>> out = scan_batch({"text": ["okay " * 40, "okay, okay."]})
+        >>> out["degenerate"], out["severity"]
+        ([True, False], ['high', ''])
+
+        With Hugging Face datasets: ``ds.map(degen.scan_batch, batched=True)``, or
+        ``fn_kwargs={"column": "pred_text", "duration_column": "duration"}``.
+    """
+    config = config or DEFAULT
+    texts = batch[column]
+    durations = batch[duration_column] if duration_column else [None] * len(texts)
+    degenerate, severity, findings = [], [], []
+    for text, duration in zip(texts, durations):
+        report = _row_report(text, duration if duration_column else None, config, format)
+        degenerate.append(report.degenerate)
+        severity.append(worst_severity(report) or "")
+        findings.append(orjson.dumps([f.to_dict() for f in report.findings]).decode())
+    return {**batch, "degenerate": degenerate, "severity": severity, "findings": findings}
