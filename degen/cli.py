@@ -164,13 +164,11 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from .repair.client import HttpTranscriber
     from .repair.journal import Journal, file_fingerprint, fingerprint
     from .repair.plan import make_plan
-    from .repair.policy import Policy, Step, parse_schedule
+    from .repair.policy import Policy
     from . import scan as scan_one
     config = config_from(options)
-    steps = parse_schedule(schedule)
-    if repetition_penalty is not None:
-        steps = tuple(Step(s.temperature, repetition_penalty, s.context) for s in steps)
-    policy = Policy.from_options(config=config, anchor_seconds=anchor_seconds, steps=steps)
+    policy = Policy.from_options(schedule, repetition_penalty=repetition_penalty, config=config,
+                                 anchor_seconds=anchor_seconds)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)
