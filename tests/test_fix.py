@@ -214,3 +214,32 @@ def test_spans_are_spread_over_several_servers(make_server, seed_audio):
     result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=[one.url, two.url])
     assert not result.after.degenerate
     assert one.stats.transcriptions > 0 and two.stats.transcriptions > 0
+
+
+# --- Answers that would lose text -------------------------------------------------
+
+def _flagged_indices(path):
+    report = degen.scan(path)
+    return {i for f in report.flagged if f.segments for i in range(f.segments[0], f.segments[1] + 1)}
+
+
+@pytest.mark.parametrize("faults", [
+    Faults(empty=10_000), Faults(every_other_empty=True), Faults(garbage=10_000), Faults(wrong=10_000),
+    Faults(short=10_000),
+], ids=["empty", "every-other-empty", "garbage", "wrong", "short"])
+def test_a_faulty_server_never_loses_a_segment_the_input_had_right(make_server, seed_audio, faults):
+    server = make_server(faults=faults)
+    original = degen.read(SEED / "degenerate.json")
+    truth = degen.read(SEED / "clean.json")
+    flagged = _flagged_indices(SEED / "degenerate.json")
+    result = degen.fix(original, audio=seed_audio, transcriber=server.url)
+    out = {(round(s.span.start, 2), s.text) for s in result.transcript}
+    right = [s for i, s in enumerate(original) if i not in flagged]
+    assert all((round(s.span.start, 2), s.text) in out for s in right)
+    truth_texts = {s.text for s in truth}
+    for o in result.outcomes:
+        if o.placed is not None:  # accepted: faithful, never a deletion or another clip's words
+            assert o.status == "repaired"
+            assert all(s.text in truth_texts for s in o.placed.segments), o.reason
+    if faults.empty or faults.garbage or faults.wrong:
+        assert not result.edits and len(result.unresolved) == len(result.plan.spans)

@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from ..detect import DEFAULT, DetectConfig, analyze
 from ..detect.tokens import content
-from ..model import Segment, Span, Transcript
+from ..model import Span, Transcript
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ class EvidenceConfig:
             People repeat a word on purpose up to x16 ("wait" x10 to x16 in the
             real-model recordings, "no" x11 in real transcripts); loops that close on their
             own run from x12 to x500. Twice the highest natural count seen.
+        witness_share: of the clean speech a clip holds around the span (a known
+            neighbour, anchors), the share an answer must reproduce to count as a
+            transcript of this audio at all. Half: a fresh decode may word a short
+            neighbour differently, but an answer for other audio, or nonsense, keeps none.
         vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
     """
 
@@ -48,6 +52,7 @@ class EvidenceConfig:
     min_voiced_seconds: float = 1.0
     keep_ratio: float = 80.0
     max_speech_repeats: int = 32
+    witness_share: float = 0.5
     vad: str = "energy"
 
 
@@ -60,7 +65,8 @@ class Verdict:
         badness: graphemes inside loops, cut at the cap or beyond what the time holds; 0
             is clean. Infinite for a deletion or lost text: never worth keeping.
         reason: one line.
-        problems: kinds found: "loop", "cut", "dense", "deletion", "lost", "unusable".
+        problems: kinds found: "loop", "cut", "dense", "deletion", "lost", "unrelated",
+            "unusable".
         repeats: (unit, count) of every loop found, to compare answers.
         voiced: voiced seconds of the audio the text stands for.
     """
@@ -74,7 +80,7 @@ class Verdict:
 
     @property
     def loses_text(self) -> bool:
-        return "deletion" in self.problems or "lost" in self.problems or "unusable" in self.problems
+        return bool({"deletion", "lost", "unrelated", "unusable"} & set(self.problems))
 
     def to_dict(self) -> dict:
         return {"clean": self.clean, "badness": round(self.badness, 2) if self.badness != float("inf") else None,
@@ -95,12 +101,13 @@ def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[
 
 def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
           evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
-          required: tuple[str, ...] = (), whole: str | None = None) -> Verdict:
+          required: tuple[str, ...] = (), witnesses: tuple[str, ...] = ()) -> Verdict:
     """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
 
-    ``required`` are texts the answer must keep (checked in ``whole``, the answer's full
-    text, or the transcript's own). Without ``voiced`` only the loop detectors and the
-    density over ``seconds`` speak (how the original is judged when there is no audio).
+    ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
+    around the span that the clip holds, of which it must reproduce ``witness_share``.
+    Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
+    (how the original is judged).
     """
     problems, reasons, badness = [], [], 0.0
     analysis = analyze(transcript, config)
@@ -125,12 +132,17 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     if voiced is not None and voiced >= evidence.min_voiced_seconds and units < slowest * voiced:
         problems.append("deletion")
         reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units)")
-    lost = missing(required, whole if whole is not None else text, evidence)
+    lost = missing(required, text, evidence)
     if lost:
         problems.append("lost")
         reasons.append(f"drops {len(lost)} segment{'s' if len(lost) != 1 else ''} the original had right "
                        f"({lost[0][:30]!r})")
-    if "deletion" in problems or "lost" in problems:
+    absent = missing(witnesses, text, evidence)
+    if witnesses and len(absent) > (1 - evidence.witness_share) * len(witnesses):
+        problems.append("unrelated")
+        reasons.append(f"does not reproduce the clean speech around the span ({len(absent)} of "
+                       f"{len(witnesses)} missing): not a transcript of this audio")
+    if {"deletion", "lost", "unrelated"} & set(problems):
         badness = float("inf")
     return Verdict(not problems, badness, "; ".join(reasons) or "clean", tuple(problems), repeats, voiced)
 
@@ -146,15 +158,21 @@ def missing(required: tuple[str, ...], text: str, evidence: EvidenceConfig) -> l
     return out
 
 
-def required_texts(original: Transcript, clip: Span, flagged: frozenset[int]) -> tuple[str, ...]:
-    """The original's text an answer for ``clip`` must keep: every segment no finding
-    flagged that lies wholly inside the clip (a segment the clip cuts into may be heard
-    only in part). The looping segments' own text is not required: a decoder that loops
-    often hallucinates the words before the loop too (the seed's char loop starts with
-    a sentence nobody said)."""
-    return tuple(s.text for i, s in enumerate(original.segments)
-                 if i not in flagged and s.span is not None and s.closed
-                 and clip.start <= s.span.start and s.span.end <= clip.end and content(s.text))
+def clean_texts(segments, within: Span, skip: frozenset[int] = frozenset(),
+                outside: Span | None = None) -> tuple[str, ...]:
+    """Texts of the segments no finding flagged (indices not in ``skip``) that lie wholly
+    inside ``within`` (a segment the clip cuts into may be heard only in part), and,
+    with ``outside``, not inside that. The looping segments' own text is never asked
+    for: a decoder that loops often hallucinates the words before the loop too (the
+    seed's char loop starts with a sentence nobody said)."""
+    out = []
+    for i, s in enumerate(segments):
+        if i in skip or s.span is None or not s.closed or not content(s.text):
+            continue
+        if within.start <= s.span.start and s.span.end <= within.end and not (
+                outside is not None and outside.start <= s.span.start and s.span.end <= outside.end):
+            out.append(s.text)
+    return tuple(out)
 
 
 def agreeing(a: Verdict, b: Verdict, evidence: EvidenceConfig) -> bool:
@@ -168,5 +186,3 @@ def agreeing(a: Verdict, b: Verdict, evidence: EvidenceConfig) -> bool:
                for (ua, ca), (ub, cb) in zip(sorted(a.repeats), sorted(b.repeats)))
 
 
-def whole_text(segments: tuple[Segment, ...] | list[Segment]) -> str:
-    return " ".join(s.text for s in segments)

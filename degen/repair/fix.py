@@ -17,12 +17,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..detect.tokens import content
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
 from ..report import Report
 from .audio import Audio
 from .client import Transcriber
-from .evidence import Verdict, agreeing, judge, required_texts
+from .evidence import Verdict, agreeing, clean_texts, judge
 from .journal import Journal
 from .plan import Plan, RepairSpan, make_plan
 from .policy import Policy, Step
@@ -171,6 +172,10 @@ class Scope:
     flagged: frozenset[int]
     vad: Vad
 
+    @property
+    def audio_end(self) -> float:
+        return self.audio.duration if self.audio is not None else float("inf")
+
     def voiced(self, span: Span) -> float:
         return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
 
@@ -264,11 +269,29 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
                  for index, rs in chunks if len(chunks) > 1 and not journaled[index]}
         out, prior = [], ()
         for index, rs in chunks:
-            outcome = _repair_span(scope, sender, rs, pick(index), journaled[index], prior, early.get(index))
+            if _inside_stretch(rs) and not prior and _witness(scope, rs) is None:
+                outcome = _unvouched(scope, rs, early.get(index))
+            else:
+                outcome = _repair_span(scope, sender, rs, pick(index), journaled[index], prior, early.get(index))
             tally(outcome)
             out.append((index, outcome))
             prior = outcome.placed.segments if outcome.placed else ()
     return out
+
+
+def _unvouched(scope: Scope, rs: RepairSpan, early: Future | None) -> Outcome:
+    """A part of a long stretch whose part before was not repaired, with no clean speech
+    near enough: no answer for it could be checked against anything, so the original
+    stays (a first answer already sent is kept in the account, not judged)."""
+    why = "the part before it was not repaired and no clean speech near it can vouch for an answer"
+    attempts = ()
+    if early is not None:
+        sent = early.result()
+        attempts = (Attempt(Step(**{k: sent.entry["step"][k] for k in ("temperature", "repetition_penalty",
+                                                                         "context")}),
+                            sent.clip, sent.entry["server"], sent.entry.get("token_budget", 0), None,
+                            error=sent.error, why="not judged: " + why, requests_sent=sent.requests),)
+    return Outcome(rs, "unresolved", why, attempts, None, None)
 
 
 def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Transcriber,
@@ -407,10 +430,10 @@ def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Se
     # The whole answer is judged too: a loop in the padding still means the decoder
     # degenerated, and clean speech in the padding or anchors that the answer does not
     # reproduce means it did not transcribe this audio.
-    whole = judge(candidate, clip.duration, config, evidence, voiced=scope.voiced(clip),
-                  required=required_texts(scope.original, clip, scope.flagged))
+    witnesses = clean_texts(scope.original, clip, scope.flagged, outside=rs.core) + clean_texts(prior, clip)
+    whole = judge(candidate, clip.duration, config, evidence, voiced=scope.voiced(clip), witnesses=witnesses)
     kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence, voiced=core_voiced,
-                 required=required_texts(scope.original, rs.core, scope.flagged))
+                 required=clean_texts(scope.original, rs.core, scope.flagged))
     return base.with_(verdict=_combine(whole, kept)), placed
 
 
@@ -496,8 +519,40 @@ def clip_for(transcript: Transcript, rs: RepairSpan, policy: Policy, step: Step)
 def _clip(scope: Scope, rs: RepairSpan, step: Step) -> Span:
     """The audio to send: the padded span, plus the step's context before it; after a
     span of the same stretch, reaching back into that span's audio (repaired by the time
-    the answer is judged), which anchors the speakers."""
-    start = rs.span.start - step.context
-    if rs.core.start > rs.limit.start and scope.policy.anchor_seconds > 0:
+    the answer is judged), which anchors the speakers; and out to the nearest clean
+    segment (the witness an answer must reproduce)."""
+    start, end = rs.span.start - step.context, rs.span.end
+    if _inside_stretch(rs) and scope.policy.anchor_seconds > 0:
         start = min(start, max(rs.limit.start, rs.span.start - scope.policy.anchor_seconds))
-    return Span(max(0.0, start), rs.span.end)
+    witness = _witness(scope, rs)
+    if witness is not None:
+        start, end = min(start, witness.start - WITNESS_PAD), max(end, witness.end + WITNESS_PAD)
+    return Span(max(0.0, start), min(scope.audio_end, end))
+
+
+def _inside_stretch(rs: RepairSpan) -> bool:
+    """A span split from a long stretch, after its first part."""
+    return rs.core.start > rs.limit.start
+
+
+# Seconds of audio kept around a witness segment, so that the model hears all of it.
+WITNESS_PAD = 0.2
+
+
+def _witness(scope: Scope, rs: RepairSpan) -> Span | None:
+    """The nearest clean segment before the span (else after it) worth checking the
+    answer against: unflagged, with at least ``witness_graphemes`` of text, within
+    ``witness_seconds`` of the span."""
+    policy, segs = scope.policy, scope.original.segments
+    first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
+    sides = ((last + 1, 1),) if _inside_stretch(rs) else ((first - 1, -1), (last + 1, 1))
+    for index, step in sides:
+        while 0 <= index < len(segs) and index not in scope.suspect:
+            seg = segs[index]
+            gap = rs.span.start - seg.span.start if step < 0 else seg.span.end - rs.span.end
+            if seg.span is None or gap > policy.witness_seconds:
+                break
+            if seg.closed and len(content(seg.text)) >= policy.witness_graphemes:
+                return seg.span
+            index += step
+    return None

@@ -89,6 +89,12 @@ class Policy:
             segments; 8 s costs 2.3x and leaves 15 fresh labels where no anchor spoke;
             15 s costs 2.6x (19.8% of a full re-run) and leaves 4.
         max_anchored_clip: the longest clip such a request may send.
+        witness_seconds: every clip reaches out to the nearest clean segment within this
+            many seconds of the span (before it, else after it), and an answer must
+            reproduce it: an answer for other audio, or nonsense, cannot. 10 s reaches
+            the neighbour of almost every span in conversation; 0 turns it off.
+        witness_graphemes: the shortest text that counts as a witness ("Yeah." may be
+            written "Yes." by a fresh decode; a sentence is not mistaken).
         config: the detectors used to judge candidates.
         evidence: the judge's own thresholds (voiced time, text kept, agreement).
     """
@@ -98,6 +104,8 @@ class Policy:
     budget_floor: int = 128
     anchor_seconds: float = 15.0
     max_anchored_clip: float = 120.0
+    witness_seconds: float = 10.0
+    witness_graphemes: int = 8
     config: DetectConfig = DEFAULT
     evidence: EvidenceConfig = EvidenceConfig()
 
