@@ -243,3 +243,98 @@ def test_a_faulty_server_never_loses_a_segment_the_input_had_right(make_server, 
             assert all(s.text in truth_texts for s in o.placed.segments), o.reason
     if faults.empty or faults.garbage or faults.wrong:
         assert not result.edits and len(result.unresolved) == len(result.plan.spans)
+
+
+# --- Resume, cost and Ctrl-C -------------------------------------------------------
+
+def test_transient_errors_are_retried_on_the_next_run_not_replayed(make_server, seed_audio, tmp_path):
+    from degen.repair.client import HttpTranscriber
+    path = tmp_path / "journal.jsonl"
+    busy = make_server(faults=Faults(unavailable=10_000))
+    first = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=HttpTranscriber(busy.url, retries=0),
+                      journal=Journal(path, "same"))
+    assert len(first.unresolved) == len(first.plan.spans) and not first.edits
+    assert all("server error" in o.reason or "not repaired" in o.reason for o in first.unresolved)
+    # Every request was sent and refused: counted as sent, reported apart.
+    assert first.requests_sent == busy.stats.requests > 0
+    assert first.seconds_refused == pytest.approx(first.seconds_decoded) and first.seconds_decoded > 0
+    healthy = make_server()
+    second = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=healthy.url,
+                       journal=Journal(path, "same"))
+    assert not second.unresolved and healthy.stats.transcriptions >= len(second.plan.spans)
+    assert second.seconds_replayed == 0
+
+
+def test_unresolved_spans_keep_the_journal_and_the_next_run_sends_nothing_again(make_server, seed_audio, tmp_path):
+    out = tmp_path / "o.json"
+    journal = tmp_path / "o.json.degen-journal.jsonl"
+    args = ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--out", str(out)]
+    worse = make_server(faults=Faults(always_worse=True))
+    first = CliRunner().invoke(main, [*args, "--server", worse.url])
+    assert first.exit_code == 1 and journal.exists() and "journal kept" in first.output
+    again = make_server(faults=Faults(always_worse=True))
+    second = CliRunner().invoke(main, [*args, "--server", again.url])
+    assert second.exit_code == 1 and again.stats.transcriptions == 0
+    assert "nothing sent" in second.output and "replayed from the journal" in second.output
+
+
+class _Retrying:
+    """A transcriber that retries dropped connections itself and says how many requests
+    each answer took (the HTTP client's ``requests_sent``)."""
+
+    def __init__(self, url):
+        from degen.repair.client import HttpTranscriber
+        self.inner, self.base_url = HttpTranscriber(url, retries=0), url
+
+    def transcribe(self, request):
+        from types import SimpleNamespace
+        from degen.errors import ServerError
+        for tries in range(1, 10):
+            try:
+                response = self.inner.transcribe(request)
+            except ServerError:
+                continue
+            return SimpleNamespace(text=response.text, response_format=response.response_format,
+                                   requests_sent=tries)
+        raise AssertionError("the test server dropped more than it was told to")
+
+
+def test_audio_decoded_counts_every_request_sent(make_server, seed_audio):
+    server = make_server(faults=Faults(drop=3))
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=_Retrying(server.url), concurrency=2)
+    assert result.requests_sent == server.stats.requests == server.stats.transcriptions + 3
+    # The dropped requests carried audio too, though the server never decoded it.
+    assert result.seconds_decoded > server.stats.audio_seconds
+
+
+def test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes(make_server, seed_audio, tmp_path):
+    reference = tmp_path / "reference.json"
+    args = [str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--concurrency", "2"]
+    fast = make_server()
+    CliRunner().invoke(main, ["fix", *args, "--server", fast.url, "--out", str(reference)])
+    full = fast.stats.transcriptions
+
+    slow = make_server(decode_seconds_per_second=0.2)  # a 30 s clip takes 6 s: always something in flight
+    out = tmp_path / "fixed.json"
+    journal = tmp_path / "fixed.json.degen-journal.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", slow.url, "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < 3):
+        time.sleep(0.05)
+    sent_at = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent_at < 2.0
+    assert proc.returncode == 130 and b"interrupted" in err and b"resume" in err
+    assert not out.exists() and journal.exists()
+    lines = journal.read_bytes().splitlines()
+    assert all(orjson.loads(line) for line in lines)  # whole lines only
+    done = len(lines) - 1
+    assert done >= 2
+
+    resumed = make_server()
+    result = CliRunner().invoke(main, ["fix", *args, "--server", resumed.url, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert resumed.stats.transcriptions <= full - done
+    assert out.read_bytes() == reference.read_bytes()

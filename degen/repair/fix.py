@@ -287,11 +287,15 @@ def _unvouched(scope: Scope, rs: RepairSpan, early: Future | None) -> Outcome:
     attempts = ()
     if early is not None:
         sent = early.result()
-        attempts = (Attempt(Step(**{k: sent.entry["step"][k] for k in ("temperature", "repetition_penalty",
-                                                                         "context")}),
-                            sent.clip, sent.entry["server"], sent.entry.get("token_budget", 0), None,
-                            error=sent.error, why="not judged: " + why, requests_sent=sent.requests),)
+        attempts = (_sent_attempt(scope.policy.steps[0], sent).with_(error=sent.error, why="not judged: " + why),)
     return Outcome(rs, "unresolved", why, attempts, None, None)
+
+
+def _sent_attempt(step: Step, sent: Sent) -> Attempt:
+    """An attempt as sent, not yet judged."""
+    entry = sent.entry
+    return Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
+                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")))
 
 
 def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Transcriber,
@@ -302,9 +306,10 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
     recorded = dict(journaled)
     if early is not None and 0 not in recorded:
         recorded[0] = early.result()
+    skipped = sender.skipped(rs.key, len(scope.policy.steps))
     core_voiced = scope.voiced(rs.core)
     tried: tuple[Tried, ...] = ()
-    while (choice := _next_attempt(scope.policy, sender, transcriber, tried)) is not None:
+    while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:
         number, step = choice
         clip = _clip(scope, rs, step)
         sent = recorded.get(number) or sender.send(transcriber, rs.key, number, step, clip,
@@ -324,10 +329,12 @@ def _attempts(tried) -> tuple[Attempt, ...]:
     return tuple(t.attempt for t in tried)
 
 
-def _next_attempt(policy: Policy, sender: Sender, transcriber, tried: tuple[Tried, ...]) -> tuple[int, Step] | None:
+def _next_attempt(policy: Policy, sender: Sender, transcriber, tried: tuple[Tried, ...],
+                  skipped: frozenset[int] = frozenset()) -> tuple[int, Step] | None:
     """The next step of the schedule, as it will really run; a step that would only repeat
-    one already tried (a penalty the server drops) is skipped."""
-    done = {t.number for t in tried}
+    one already tried (a penalty the server drops), or that the journaled run skipped, is
+    skipped."""
+    done = {t.number for t in tried} | skipped
     ran = {t.attempt.step for t in tried}
     for number, step in enumerate(policy.steps):
         if number in done:
@@ -417,8 +424,7 @@ def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Se
     """The verdict on one answer: loops, cut, density and deletion against the voiced
     time of the clip and of the span, and the original's clean text kept."""
     entry = sent.entry
-    base = Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
-                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")))
+    base = _sent_attempt(step, sent)
     if sent.error:
         return base.with_(error=sent.error), None
     try:
@@ -491,10 +497,34 @@ def _anchor_clip(scope: Scope, rs: RepairSpan, prior: tuple[Segment, ...]) -> Sp
     return Span(left, right)
 
 
-def anchor_clip(transcript: Transcript, rs: RepairSpan, policy: Policy, suspect: frozenset[int]) -> Span | None:
-    """The anchored clip a span would be sent with if its answer needed one (for plans)."""
-    scope = Scope(transcript, None, policy, suspect, frozenset(), None)  # type: ignore[arg-type]
-    return _anchor_clip(scope, rs, ())
+@dataclass(frozen=True)
+class Preview:
+    """What a plan will send: each span's first clip (witness and stretch anchoring
+    included) and, when its answer needs speaker anchors, the clip of that request."""
+
+    clips: tuple[tuple[RepairSpan, Span, Span | None], ...]
+
+    @property
+    def first_seconds(self) -> float:
+        return sum(first.duration for _, first, _ in self.clips)
+
+    @property
+    def anchored_seconds(self) -> float:
+        return sum(a.duration for _, _, a in self.clips if a is not None)
+
+
+def preview(transcript: Transcript, plan: Plan, audio: Audio, policy: Policy) -> Preview:
+    """The requests a run of ``plan`` starts with (for ``--dry-run``): later steps of the
+    schedule resend a span only when its answer is rejected."""
+    suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
+    scope = Scope(transcript, audio, policy, suspect, frozenset(), None)  # type: ignore[arg-type]
+    out = []
+    for rs in plan.spans:
+        first = _clip(scope, rs, policy.steps[0])
+        anchored = _anchor_clip(scope, rs, ())
+        useful = anchored is not None and not (first.start <= anchored.start and anchored.end <= first.end)
+        out.append((rs, first, anchored if useful else None))
+    return Preview(tuple(out))
 
 
 def _reach(scope: Scope, index: int, step: int, edge, default: float) -> float:
@@ -508,12 +538,6 @@ def _reach(scope: Scope, index: int, step: int, edge, default: float) -> float:
         reach = edge(segs[index])
         index += step
     return reach
-
-
-def clip_for(transcript: Transcript, rs: RepairSpan, policy: Policy, step: Step) -> Span:
-    """The audio a step sends for a span (for plans)."""
-    scope = Scope(transcript, None, policy, frozenset(), frozenset(), None)  # type: ignore[arg-type]
-    return _clip(scope, rs, step)
 
 
 def _clip(scope: Scope, rs: RepairSpan, step: Step) -> Span:

@@ -66,6 +66,13 @@ class Sender:
         that the attempt is sent again."""
         return {e["attempt"]: Sent(e, replayed=True) for e in self.journal.attempts(key) if not transient(e)}
 
+    def skipped(self, key: str, steps: int) -> frozenset[int]:
+        """Steps an earlier run passed over for this span (it had learned that they would
+        only repeat another), so that a resumed run takes the same path."""
+        numbers = {e["attempt"] for e in self.journal.attempts(key)}
+        last = max((n for n in numbers if n < steps), default=-1)
+        return frozenset(n for n in range(last) if n not in numbers)
+
     def send(self, transcriber: Transcriber, key: str, number: int, step: Step, clip: Span, budget: int) -> Sent:
         if self.cancelled.is_set():
             raise Cancelled()
