@@ -11,173 +11,27 @@ unresolved: an answer that deletes speech is never traded for a loop.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..detect.tokens import content
 from ..errors import FormatError
-from ..model import Segment, Span, Transcript
+from ..model import Segment, Transcript
 from ..report import Report
 from .audio import Audio
 from .client import Transcriber
+from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, preview, witness  # noqa: F401
 from .evidence import Verdict, agreeing, clean_texts, judge
 from .journal import Journal
-from .plan import Plan, RepairSpan, make_plan
+from .plan import RepairSpan, make_plan
 from .policy import Policy, Step
+from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
 from .send import Sender, Sent
 from .splice import Placed, Replacement, apply, closed, parse_candidate, place
-from .vad import Vad, make_vad
+from .vad import make_vad
 
 INF = float("inf")
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """One request for one span, and what came of it.
-
-    Attributes:
-        token_budget: the tokens this request was allowed to write (sent as the server's
-            ``max_new_tokens`` field; the server may clamp it further).
-        verdict: the judge's finding (None after a server error).
-        why: why the answer was accepted or rejected, in words.
-        requests_sent: HTTP requests it took, retries included (what the server was sent).
-        replayed: taken from the journal of an earlier run, not sent by this one.
-        refused: the server answered 429/503 to the end: sent, never decoded.
-    """
-
-    step: Step
-    clip: Span
-    server: str
-    token_budget: int
-    verdict: Verdict | None
-    error: str | None = None
-    accepted: bool = False
-    anchored: bool = False
-    why: str = ""
-    requests_sent: int = 1
-    replayed: bool = False
-    refused: bool = False
-
-    def with_(self, **changes) -> "Attempt":
-        return dataclasses.replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return {**self.step.to_dict(), "clip": [round(self.clip.start, 3), round(self.clip.end, 3)],
-                "server": self.server, "token_budget": self.token_budget, "accepted": self.accepted,
-                "anchored": self.anchored, "why": self.why, "error": self.error,
-                "requests_sent": self.requests_sent, "replayed": self.replayed, "refused": self.refused,
-                "verdict": self.verdict.to_dict() if self.verdict else None}
-
-
-@dataclass(frozen=True)
-class Edit:
-    """A change made to the transcript, with its audit trail and evidence."""
-
-    span: Span
-    before: tuple[Segment, ...]
-    after: tuple[Segment, ...]
-    attempts: tuple[Attempt, ...]
-    reason: str
-    voiced: float | None = None
-    why: str = ""
-
-    def to_dict(self) -> dict:
-        seg = lambda s: {"start": s.span.start, "end": s.span.end, "speaker": s.speaker, "text": s.text}
-        return {"start": round(self.span.start, 3), "end": round(self.span.end, 3), "reason": self.reason,
-                "why": self.why, "voiced_seconds": None if self.voiced is None else round(self.voiced, 2),
-                "before": [seg(s) for s in self.before], "after": [seg(s) for s in self.after],
-                "attempts": [a.to_dict() for a in self.attempts]}
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one repair span: "repaired" (a faithful answer), "improved" (less
-    degenerate than the original, loses nothing) or "unresolved" (the original kept)."""
-
-    rs: RepairSpan
-    status: str
-    reason: str
-    attempts: tuple[Attempt, ...]
-    placed: Placed | None = None
-    voiced: float | None = None
-
-    def evidence(self) -> dict:
-        """Per span: voiced seconds, the repetitions each attempt found, and why."""
-        return {"core": [round(self.rs.core.start, 3), round(self.rs.core.end, 3)], "status": self.status,
-                "why": self.reason, "voiced_seconds": None if self.voiced is None else round(self.voiced, 2),
-                "attempts": [{"temperature": a.step.temperature, "repetition_penalty": a.step.repetition_penalty,
-                              "repeats": [f"{u} x{c}" for u, c in (a.verdict.repeats if a.verdict else ())],
-                              "accepted": a.accepted, "why": a.why} for a in self.attempts]}
-
-
-@dataclass(frozen=True)
-class FixResult:
-    """The repaired transcript and the account of how it was made.
-
-    ``seconds_decoded`` is the audio this run sent (each request counted, retries
-    included); ``seconds_refused`` the part of it the server refused (429/503) without
-    decoding; ``seconds_replayed`` the audio of answers taken from an earlier run's journal.
-    """
-
-    transcript: Transcript
-    plan: Plan
-    outcomes: tuple[Outcome, ...]
-    edits: tuple[Edit, ...]
-    before: Report
-    after: Report
-    audio_seconds: float
-    seconds_decoded: float = 0.0
-    seconds_refused: float = 0.0
-    seconds_replayed: float = 0.0
-    requests_sent: int = 0
-
-    @property
-    def unresolved(self) -> tuple[Outcome, ...]:
-        return tuple(o for o in self.outcomes if o.status != "repaired")
-
-    def to_dict(self) -> dict:
-        return {
-            "spans_flagged": len(self.plan.spans),
-            "repaired": sum(o.status == "repaired" for o in self.outcomes),
-            "improved": sum(o.status == "improved" for o in self.outcomes),
-            "unresolved": [{**o.rs.to_dict(), "status": o.status, "why": o.reason} for o in self.unresolved],
-            "unrepairable": [f.to_dict() for f in self.plan.unrepairable],
-            "seconds_decoded": round(self.seconds_decoded, 3), "seconds_refused": round(self.seconds_refused, 3),
-            "seconds_replayed": round(self.seconds_replayed, 3), "requests_sent": self.requests_sent,
-            "audio_seconds": round(self.audio_seconds, 3),
-            "before": self.before.metrics.to_dict(), "after": self.after.metrics.to_dict(),
-            "plan": [rs.to_dict() for rs in self.plan.spans],
-            "evidence": [o.evidence() for o in self.outcomes],
-            "edits": [e.to_dict() for e in self.edits],
-        }
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What every span is judged against (read-only, shared by the workers).
-
-    Attributes:
-        suspect: indices of every segment the plan replaces.
-        flagged: indices of segments a finding covers (the rest of a span is clean text
-            an answer must keep).
-    """
-
-    original: Transcript
-    audio: Audio
-    policy: Policy
-    suspect: frozenset[int]
-    flagged: frozenset[int]
-    vad: Vad
-
-    @property
-    def audio_end(self) -> float:
-        return self.audio.duration if self.audio is not None else float("inf")
-
-    def voiced(self, span: Span) -> float:
-        return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
 
 
 @dataclass(frozen=True)
@@ -224,16 +78,7 @@ def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcri
     fixed = apply(transcript, [Replacement(o.rs, closed(o.placed.segments)) for o in kept])
     edits = tuple(Edit(o.rs.core, _before(transcript, o.rs), closed(o.placed.segments), o.attempts,
                        "; ".join(o.rs.reasons), o.voiced, o.reason) for o in kept)
-    return FixResult(fixed, plan, outcomes, edits, before, rescan(fixed), audio.duration, **_cost(outcomes))
-
-
-def _cost(outcomes) -> dict:
-    attempts = [a for o in outcomes for a in o.attempts]
-    fresh = [a for a in attempts if not a.replayed]
-    return {"seconds_decoded": sum(a.clip.duration * a.requests_sent for a in fresh),
-            "seconds_refused": sum(a.clip.duration * a.requests_sent for a in fresh if a.refused),
-            "seconds_replayed": sum(a.clip.duration for a in attempts if a.replayed),
-            "requests_sent": sum(a.requests_sent for a in fresh)}
+    return FixResult(fixed, plan, outcomes, edits, before, rescan(fixed), audio.duration, **cost(outcomes))
 
 
 class _Tally:
@@ -264,12 +109,12 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
     pick = lambda index: transcribers[index % len(transcribers)]
     journaled = {index: sender.replayable(rs.key) for index, rs in chunks}  # before this run sends anything
     with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        early = {index: pool.submit(sender.send, pick(index), rs.key, 0, first, _clip(scope, rs, first),
-                                    scope.policy.token_budget(_clip(scope, rs, first).duration))
+        early = {index: pool.submit(sender.send, pick(index), rs.key, 0, first, clip_for(scope, rs, first),
+                                    scope.policy.token_budget(clip_for(scope, rs, first).duration))
                  for index, rs in chunks if len(chunks) > 1 and not journaled[index]}
         out, prior = [], ()
         for index, rs in chunks:
-            if _inside_stretch(rs) and not prior and _witness(scope, rs) is None:
+            if inside_stretch(rs) and not prior and witness(scope, rs) is None:
                 outcome = _unvouched(scope, rs, early.get(index))
             else:
                 outcome = _repair_span(scope, sender, rs, pick(index), journaled[index], prior, early.get(index))
@@ -311,7 +156,7 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
     tried: tuple[Tried, ...] = ()
     while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:
         number, step = choice
-        clip = _clip(scope, rs, step)
+        clip = clip_for(scope, rs, step)
         sent = recorded.get(number) or sender.send(transcriber, rs.key, number, step, clip,
                                                    scope.policy.token_budget(clip.duration))
         attempt, placed = _judge(scope, rs, step, sent, prior, core_voiced)
@@ -459,7 +304,7 @@ def _anchored(scope, sender, rs, transcriber, chosen: Tried, prior, recorded, co
     placed = chosen.placed
     if placed is None or not placed.unmapped:
         return None
-    clip = _anchor_clip(scope, rs, prior)
+    clip = anchor_clip(scope, rs, prior)
     sent_clip = chosen.attempt.clip
     if clip is None or (sent_clip.start <= clip.start and clip.end <= sent_clip.end):
         return None  # no anchor beyond the audio already sent: the answer would not change
@@ -476,107 +321,3 @@ def _anchored(scope, sender, rs, transcriber, chosen: Tried, prior, recorded, co
     return Tried(number, attempt, better, None)
 
 
-def _anchor_clip(scope: Scope, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span | None:
-    """The span widened on each side by up to ``anchor_seconds`` of clean speech: the
-    segments repaired just before it, or clean original neighbours. A side whose clean
-    speech lies too far away (the clip would pass ``max_anchored_clip``) is left out.
-    None when neither side helps."""
-    policy = scope.policy
-    if policy.anchor_seconds <= 0:
-        return None
-    first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
-    if prior:
-        left = max(prior[0].span.start, rs.span.start - policy.anchor_seconds)
-    else:
-        left = _reach(scope, first - 1, -1, lambda s: s.span.start, rs.span.start)
-    right = _reach(scope, last + 1, 1, lambda s: s.span.end, rs.span.end)
-    if right - left > policy.max_anchored_clip:  # keep the nearer side only
-        left, right = (left, rs.span.end) if rs.span.start - left <= right - rs.span.end else (rs.span.start, right)
-    if (left, right) == (rs.span.start, rs.span.end) or right - left > policy.max_anchored_clip:
-        return None
-    return Span(left, right)
-
-
-@dataclass(frozen=True)
-class Preview:
-    """What a plan will send: each span's first clip (witness and stretch anchoring
-    included) and, when its answer needs speaker anchors, the clip of that request."""
-
-    clips: tuple[tuple[RepairSpan, Span, Span | None], ...]
-
-    @property
-    def first_seconds(self) -> float:
-        return sum(first.duration for _, first, _ in self.clips)
-
-    @property
-    def anchored_seconds(self) -> float:
-        return sum(a.duration for _, _, a in self.clips if a is not None)
-
-
-def preview(transcript: Transcript, plan: Plan, audio: Audio, policy: Policy) -> Preview:
-    """The requests a run of ``plan`` starts with (for ``--dry-run``): later steps of the
-    schedule resend a span only when its answer is rejected."""
-    suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
-    scope = Scope(transcript, audio, policy, suspect, frozenset(), None)  # type: ignore[arg-type]
-    out = []
-    for rs in plan.spans:
-        first = _clip(scope, rs, policy.steps[0])
-        anchored = _anchor_clip(scope, rs, ())
-        useful = anchored is not None and not (first.start <= anchored.start and anchored.end <= first.end)
-        out.append((rs, first, anchored if useful else None))
-    return Preview(tuple(out))
-
-
-def _reach(scope: Scope, index: int, step: int, edge, default: float) -> float:
-    """How far clean segments from ``index`` outwards reach, up to ``anchor_seconds`` of
-    them. Clean speech beyond other flagged stretches is too far to be worth sending:
-    the walk stops at the first flagged segment (a later span of the same stretch maps
-    through this one instead)."""
-    segs, vouched, reach = scope.original.segments, 0.0, default
-    while 0 <= index < len(segs) and vouched < scope.policy.anchor_seconds and index not in scope.suspect:
-        vouched += segs[index].span.duration
-        reach = edge(segs[index])
-        index += step
-    return reach
-
-
-def _clip(scope: Scope, rs: RepairSpan, step: Step) -> Span:
-    """The audio to send: the padded span, plus the step's context before it; after a
-    span of the same stretch, reaching back into that span's audio (repaired by the time
-    the answer is judged), which anchors the speakers; and out to the nearest clean
-    segment (the witness an answer must reproduce)."""
-    start, end = rs.span.start - step.context, rs.span.end
-    if _inside_stretch(rs) and scope.policy.anchor_seconds > 0:
-        start = min(start, max(rs.limit.start, rs.span.start - scope.policy.anchor_seconds))
-    witness = _witness(scope, rs)
-    if witness is not None:
-        start, end = min(start, witness.start - WITNESS_PAD), max(end, witness.end + WITNESS_PAD)
-    return Span(max(0.0, start), min(scope.audio_end, end))
-
-
-def _inside_stretch(rs: RepairSpan) -> bool:
-    """A span split from a long stretch, after its first part."""
-    return rs.core.start > rs.limit.start
-
-
-# Seconds of audio kept around a witness segment, so that the model hears all of it.
-WITNESS_PAD = 0.2
-
-
-def _witness(scope: Scope, rs: RepairSpan) -> Span | None:
-    """The nearest clean segment before the span (else after it) worth checking the
-    answer against: unflagged, with at least ``witness_graphemes`` of text, within
-    ``witness_seconds`` of the span."""
-    policy, segs = scope.policy, scope.original.segments
-    first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
-    sides = ((last + 1, 1),) if _inside_stretch(rs) else ((first - 1, -1), (last + 1, 1))
-    for index, step in sides:
-        while 0 <= index < len(segs) and index not in scope.suspect:
-            seg = segs[index]
-            gap = rs.span.start - seg.span.start if step < 0 else seg.span.end - rs.span.end
-            if seg.span is None or gap > policy.witness_seconds:
-                break
-            if seg.closed and len(content(seg.text)) >= policy.witness_graphemes:
-                return seg.span
-            index += step
-    return None
