@@ -116,9 +116,9 @@ def clip_for(scope: Scope, rs: RepairSpan, step: Step) -> Span:
     start, end = rs.span.start - step.context, rs.span.end
     if inside_stretch(rs) and scope.policy.anchor_seconds > 0:
         start = min(start, max(rs.limit.start, rs.span.start - scope.policy.anchor_seconds))
-    witness = witness(scope, rs)
-    if witness is not None:
-        start, end = min(start, witness.start - WITNESS_PAD), max(end, witness.end + WITNESS_PAD)
+    known = witness(scope, rs)
+    if known is not None:
+        start, end = min(start, known.start - WITNESS_PAD), max(end, known.end + WITNESS_PAD)
     return Span(max(0.0, start), min(scope.audio_end, end))
 
 
