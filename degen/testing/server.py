@@ -82,7 +82,7 @@ class TestServer:
         self._lock = threading.Lock()
         # A GPU decodes a bounded number of requests at once; the rest queue.
         self._slots = threading.BoundedSemaphore(max(1, slots))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.httpd = _QuietServer(("127.0.0.1", port), _handler(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -167,6 +167,15 @@ class TestServer:
             half = [sg for sg in segs if sg.span is not None and sg.span.start < seconds / 2]
             return "".join(f"[{sg.span.start:.2f}][{sg.speaker}]{sg.text}[{sg.span.end:.2f}]" for sg in half if sg.closed)
         return text
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (Ctrl-C, a timeout) is no error worth a traceback."""
+
+    def handle_error(self, request, client_address):
+        import sys
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 def _error(status: int, detail) -> tuple[int, str, bytes]:
