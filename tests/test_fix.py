@@ -114,6 +114,51 @@ def test_dry_run_sends_nothing(make_server, seed_audio):
                                        "--server", server.url, "--dry-run"])
     assert result.exit_code == 0 and "plan: 10 spans" in result.output
     assert server.stats.requests == 0
+    assert "first requests send" in result.output and "+ anchors" in result.output
+
+
+def test_dry_run_shows_what_the_run_sends(make_server, seed_audio):
+    import re
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--dry-run"])
+    first, more = (float(x) for x in re.search(r"send ([\d.]+)s .*up to ([\d.]+)s more", result.output).groups())
+    server = make_server()
+    run = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url)
+    # The run sends every first request, and anchors only where an answer needs them.
+    assert first <= run.seconds_decoded <= first + more + 1.0
+
+
+def test_a_clean_transcript_sends_nothing_and_says_so(make_server, seed_audio, tmp_path):
+    clean = tmp_path / "clean.json"
+    clean.write_bytes((SEED / "clean.json").read_bytes())
+    server = make_server()
+    result = CliRunner().invoke(main, ["fix", str(clean), "--audio", str(seed_audio),
+                                       "--server", server.url, "--out", str(tmp_path / "o.json")])
+    assert result.exit_code == 0 and "0 spans flagged" in result.output and "nothing sent" in result.output
+    assert "re-decoding" not in result.output and server.stats.transcriptions == 0
+
+
+def test_one_span_reads_in_the_singular(make_server, seed_audio, tmp_path):
+    import soundfile as sf
+    one, wav = tmp_path / "one.json", tmp_path / "one.wav"
+    t = degen.read(SEED / "degenerate.json")
+    keep = [s for s in t.segments if 700 < s.span.start and s.span.end < 1300]  # the char loop only
+    degen.write(t.with_segments(keep), one)
+    samples, rate = sf.read(str(seed_audio), dtype="int16", frames=1305 * 8000)
+    sf.write(str(wav), samples, rate, subtype="PCM_16")
+    server = make_server()
+    result = CliRunner().invoke(main, ["fix", str(one), "--audio", str(wav), "--server", server.url,
+                                       "--out", str(tmp_path / "o.json")])
+    assert "1 span flagged, 1 repaired" in result.output, result.output
+    assert "1 spans" not in result.output and " 1 requests" not in result.output
+
+
+def test_policy_is_built_in_one_place():
+    from degen.repair.policy import ESCALATION, Step
+    assert Policy.from_options().steps == ESCALATION
+    penalised = Policy.from_options("0.1,0.4+c4", repetition_penalty=1.2)
+    assert penalised.steps == (Step(0.1, 1.2), Step(0.4, 1.2, 4.0))  # the penalty is never ignored
+    assert Policy.from_options((0.1, 0.2)).steps == (Step(0.1), Step(0.2))
+    assert Policy(budget_per_second=10, budget_floor=50).token_budget(30.0) == 300
 
 
 def test_in_place_keeps_a_backup(make_server, seed_audio, tmp_path):
