@@ -141,6 +141,8 @@ def _default_out(path: Path) -> Path:
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
 @click.option("--anchor-seconds", type=click.FloatRange(0), default=15.0, show_default=True,
               help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
+@click.option("--vad", type=click.Choice(["energy", "silero"]), default="energy", show_default=True,
+              help="Voice activity detector the answers are judged against (silero needs faster-whisper).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
 @click.option("--timeout", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds per request.")
@@ -151,7 +153,7 @@ def _default_out(path: Path) -> Path:
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
 def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, schedule, repetition_penalty,
-        concurrency, pad, max_span, anchor_seconds, journal_path, timeout, in_place, dry_run, fmt, html_path,
+        concurrency, pad, max_span, anchor_seconds, vad, journal_path, timeout, in_place, dry_run, fmt, html_path,
         **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
 
@@ -167,8 +169,11 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from .repair.policy import Policy
     from . import scan as scan_one
     config = config_from(options)
+    from .repair.evidence import EvidenceConfig
+    from .repair.vad import make_vad
+    make_vad(vad)  # an unusable choice is an argument error now, not after the server work
     policy = Policy.from_options(schedule, repetition_penalty=repetition_penalty, config=config,
-                                 anchor_seconds=anchor_seconds)
+                                 anchor_seconds=anchor_seconds, evidence=EvidenceConfig(vad=vad))
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)

@@ -67,3 +67,23 @@ def test_silero_has_the_same_interface():
     vad = make_vad("silero")
     assert isinstance(vad, SileroVad)
     assert vad.voiced_seconds(np.zeros(RATE * 2, dtype=np.int16), RATE) == 0.0
+
+
+SPOKEN = sorted((__import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures" / "audio").glob("*.wav"))
+
+
+@pytest.mark.parametrize("path", SPOKEN, ids=lambda p: p.name)
+def test_energy_vad_on_real_speech(path):
+    import soundfile as sf
+    samples, rate = sf.read(str(path), dtype="int16")
+    seconds = samples.size / rate
+    voiced = EnergyVad().voiced_seconds(samples, rate)
+    assert 0.3 * seconds < voiced <= seconds
+    if path.name == "composite.wav":  # sentences with 3 s silences between them
+        assert voiced < 0.7 * seconds
+    if silero_available():  # the two detectors agree on speech
+        assert voiced == pytest.approx(SileroVad().voiced_seconds(samples, rate), rel=0.1, abs=0.5)
+
+
+def test_spoken_fixtures_are_there():
+    assert len(SPOKEN) >= 3
