@@ -38,6 +38,17 @@ def test_a_thin_answer_is_a_deletion_and_a_full_one_is_not():
     assert judge(full, 9.0, voiced=8.0).clean
 
 
+def test_voiced_audio_left_unwritten_is_a_deletion():
+    from degen.repair.evidence import longest_unwritten
+    voiced = [(0.0, 4.0), (5.0, 20.0)]
+    assert longest_unwritten(voiced, [Span(0.0, 4.0), Span(5.0, 20.0)], 1.0) == 0.0
+    assert longest_unwritten(voiced, [Span(0.0, 4.0), Span(5.0, 11.0)], 1.0) == pytest.approx(8.0)
+    assert longest_unwritten(voiced, [], 1.0) == pytest.approx(15.0)
+    half = transcript([(0.0, 10.0, "S01", " ".join(f"w{i}" for i in range(30)))])
+    assert "deletion" in judge(half, 20.0, voiced=19.0, unwritten=9.0).problems  # enough words, but half the time bare
+    assert judge(half, 20.0, voiced=19.0, unwritten=1.5).clean
+
+
 def test_text_that_needs_more_time_than_was_voiced_is_a_loop():
     words = " ".join(f"word{i}" for i in range(60))  # no repeat, but 60 words in 3 voiced seconds
     v = judge(transcript([(0.0, 20.0, "S01", words)]), 20.0, voiced=3.0)

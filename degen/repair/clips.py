@@ -43,6 +43,11 @@ class Scope:
     def voiced(self, span: Span) -> float:
         return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
 
+    def voiced_spans(self, span: Span) -> list[tuple[float, float]]:
+        """Voiced stretches of ``span``, in transcript time."""
+        return [(span.start + a, span.start + b)
+                for a, b in self.vad.voiced_spans(self.audio.read(span), self.audio.sample_rate)]
+
 
 def anchor_clip(scope: Scope, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span | None:
     """The span widened on each side by up to ``anchor_seconds`` of clean speech: the

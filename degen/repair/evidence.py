@@ -33,6 +33,10 @@ class EvidenceConfig:
         min_cjk_rate: the same for CJK graphemes (slow Mandarin runs 3 syllables/s).
         min_voiced_seconds: below this much voiced audio an empty answer may be right
             (a cough, a breath, the hangover after the last word).
+        max_unwritten: seconds of voiced audio in one stretch with no text stamped over
+            it (the answer's own timestamps) from which the answer left speech out. Pauses
+            inside speech are shorter than a second or two; 3 s is a sentence.
+        stamp_slack: seconds a fresh decode's timestamps may drift from what they stamp.
         keep_ratio: rapidfuzz partial_ratio (0-100) from which a clean segment of the
             original counts as present in an answer; 80 forgives a word or two a fresh
             decode writes differently, not a sentence dropped.
@@ -50,6 +54,8 @@ class EvidenceConfig:
     min_word_rate: float = 0.8
     min_cjk_rate: float = 1.5
     min_voiced_seconds: float = 1.0
+    max_unwritten: float = 3.0
+    stamp_slack: float = 1.0
     keep_ratio: float = 80.0
     max_speech_repeats: int = 32
     witness_share: float = 0.5
@@ -101,11 +107,12 @@ def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[
 
 def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
           evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
-          required: tuple[str, ...] = (), witnesses: tuple[str, ...] = ()) -> Verdict:
+          required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0) -> Verdict:
     """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
 
     ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
-    around the span that the clip holds, of which it must reproduce ``witness_share``.
+    around the span that the clip holds, of which it must reproduce ``witness_share``;
+    ``unwritten`` the longest voiced stretch no segment of the answer is stamped over.
     Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
     (how the original is judged).
     """
@@ -132,6 +139,9 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     if voiced is not None and voiced >= evidence.min_voiced_seconds and units < slowest * voiced:
         problems.append("deletion")
         reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units)")
+    if unwritten >= evidence.max_unwritten and "deletion" not in problems:
+        problems.append("deletion")
+        reasons.append(f"{unwritten:.1f}s of voiced audio with no text")
     lost = missing(required, text, evidence)
     if lost:
         problems.append("lost")
@@ -173,6 +183,24 @@ def clean_texts(segments, within: Span, skip: frozenset[int] = frozenset(),
                 outside is not None and outside.start <= s.span.start and s.span.end <= outside.end):
             out.append(s.text)
     return tuple(out)
+
+
+def longest_unwritten(voiced: list[tuple[float, float]], written: list[Span], slack: float) -> float:
+    """The longest stretch of ``voiced`` time that no ``written`` span (widened by
+    ``slack`` on each side) covers, in seconds."""
+    cover = sorted((w.start - slack, w.end + slack) for w in written)
+    longest = 0.0
+    for start, end in voiced:
+        t = start
+        for a, b in cover:
+            if b <= t or a >= end:
+                continue
+            longest = max(longest, min(a, end) - t)
+            t = max(t, b)
+            if t >= end:
+                break
+        longest = max(longest, end - t)
+    return longest
 
 
 def agreeing(a: Verdict, b: Verdict, evidence: EvidenceConfig) -> bool:

@@ -22,7 +22,7 @@ from ..report import Report
 from .audio import Audio
 from .client import Transcriber
 from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, preview, witness  # noqa: F401
-from .evidence import Verdict, agreeing, clean_texts, judge
+from .evidence import Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .journal import Journal
 from .plan import RepairSpan, make_plan
 from .policy import Policy, Step
@@ -152,7 +152,7 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
     if early is not None and 0 not in recorded:
         recorded[0] = early.result()
     skipped = sender.skipped(rs.key, len(scope.policy.steps))
-    core_voiced = scope.voiced(rs.core)
+    core_voiced = scope.voiced_spans(rs.core)
     tried: tuple[Tried, ...] = ()
     while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:
         number, step = choice
@@ -163,11 +163,15 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
         _notice_ignored_penalty(sender, transcriber, step, sent, tried)
         tried += (Tried(number, attempt.with_(why=_rejected(attempt)), placed, sent.entry.get("body")),)
         if attempt.error:
-            return Outcome(rs, "unresolved", f"server error: {attempt.error}", _attempts(tried), None, core_voiced)
+            return Outcome(rs, "unresolved", f"server error: {attempt.error}", _attempts(tried), None, _total(core_voiced))
         accepted = _accept(scope, tried)
         if accepted is not None:
             return _finish(scope, sender, rs, transcriber, tried, accepted, prior, recorded, core_voiced)
     return _fallback(scope, rs, tried, core_voiced)
+
+
+def _total(spans: list[tuple[float, float]]) -> float:
+    return sum(b - a for a, b in spans)
 
 
 def _attempts(tried) -> tuple[Attempt, ...]:
@@ -233,11 +237,11 @@ def _finish(scope, sender, rs, transcriber, tried, accepted, prior, recorded, co
     attempts = list(_attempts(tried))
     if anchored is not None and anchored.placed is not None:
         attempts.append(anchored.attempt.with_(accepted=True, why=why + "; anchored: maps more speakers"))
-        return Outcome(rs, "repaired", why, tuple(attempts), anchored.placed, core_voiced)
+        return Outcome(rs, "repaired", why, tuple(attempts), anchored.placed, _total(core_voiced))
     attempts[index] = chosen.attempt.with_(accepted=True, why=why)
     if anchored is not None:
         attempts.append(anchored.attempt)
-    return Outcome(rs, "repaired", why, tuple(attempts), chosen.placed, core_voiced)
+    return Outcome(rs, "repaired", why, tuple(attempts), chosen.placed, _total(core_voiced))
 
 
 def _fallback(scope: Scope, rs: RepairSpan, tried: tuple[Tried, ...], core_voiced) -> Outcome:
@@ -251,10 +255,10 @@ def _fallback(scope: Scope, rs: RepairSpan, tried: tuple[Tried, ...], core_voice
         k = min(usable)[1]
         why = f"no faithful answer; kept one less degenerate than the original ({tried[k].attempt.verdict.reason})"
         attempts[k] = attempts[k].with_(accepted=True, why="accepted: " + why)
-        return Outcome(rs, "improved", why, tuple(attempts), tried[k].placed, core_voiced)
+        return Outcome(rs, "improved", why, tuple(attempts), tried[k].placed, _total(core_voiced))
     why = tried[-1].attempt.verdict.reason if tried and tried[-1].attempt.verdict else "no candidate"
     return Outcome(rs, "unresolved", f"no answer was faithful or better than the original ({why})",
-                   tuple(attempts), None, core_voiced)
+                   tuple(attempts), None, _total(core_voiced))
 
 
 def _original_verdict(scope: Scope, rs: RepairSpan) -> Verdict:
@@ -265,7 +269,7 @@ def _original_verdict(scope: Scope, rs: RepairSpan) -> Verdict:
 
 
 def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Segment, ...],
-           core_voiced: float) -> tuple[Attempt, Placed | None]:
+           core_voiced: list[tuple[float, float]]) -> tuple[Attempt, Placed | None]:
     """The verdict on one answer: loops, cut, density and deletion against the voiced
     time of the clip and of the span, and the original's clean text kept."""
     entry = sent.entry
@@ -283,7 +287,10 @@ def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Se
     # reproduce means it did not transcribe this audio.
     witnesses = clean_texts(scope.original, clip, scope.flagged, outside=rs.core) + clean_texts(prior, clip)
     whole = judge(candidate, clip.duration, config, evidence, voiced=scope.voiced(clip), witnesses=witnesses)
-    kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence, voiced=core_voiced,
+    unwritten = longest_unwritten(core_voiced, [s.span for s in placed.segments], evidence.stamp_slack) \
+        if candidate.timed else 0.0  # an untimed answer is spread over the clip: nothing to compare
+    kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence,
+                 voiced=_total(core_voiced), unwritten=unwritten,
                  required=clean_texts(scope.original, rs.core, scope.flagged))
     return base.with_(verdict=_combine(whole, kept)), placed
 

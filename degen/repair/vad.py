@@ -22,7 +22,11 @@ import numpy as np
 
 
 class Vad(Protocol):
-    """Anything that measures voiced seconds in mono samples."""
+    """Anything that finds the voiced stretches of mono samples."""
+
+    def voiced_spans(self, samples: np.ndarray, rate: int) -> list[tuple[float, float]]:
+        """(start, end) seconds from the first sample, in order."""
+        ...
 
     def voiced_seconds(self, samples: np.ndarray, rate: int) -> float: ...
 
@@ -85,6 +89,12 @@ class EnergyVad:
             loud = out
         return loud
 
+    def voiced_spans(self, samples: np.ndarray, rate: int) -> list[tuple[float, float]]:
+        n = max(1, int(round(self.frame * rate)))
+        mask = self.voiced(samples, rate).astype(np.int8)
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], mask, [0]))))
+        return [(a * n / rate, b * n / rate) for a, b in zip(edges[::2].tolist(), edges[1::2].tolist())]
+
     def voiced_seconds(self, samples: np.ndarray, rate: int) -> float:
         n = max(1, int(round(self.frame * rate)))
         return float(self.voiced(samples, rate).sum()) * n / rate
@@ -98,6 +108,9 @@ class SileroVad:
     threshold: float = 0.5
 
     def voiced_seconds(self, samples: np.ndarray, rate: int) -> float:
+        return sum(b - a for a, b in self.voiced_spans(samples, rate))
+
+    def voiced_spans(self, samples: np.ndarray, rate: int) -> list[tuple[float, float]]:
         from faster_whisper.vad import VadOptions, get_speech_timestamps
         audio = samples.astype(np.float32) / 32768.0
         if rate != 16000 and audio.size:
@@ -105,7 +118,7 @@ class SileroVad:
             audio = np.interp(positions, np.arange(audio.size), audio).astype(np.float32)
         spans = get_speech_timestamps(audio, VadOptions(threshold=self.threshold, min_silence_duration_ms=300,
                                                         speech_pad_ms=100))
-        return sum(s["end"] - s["start"] for s in spans) / 16000.0
+        return [(s["start"] / 16000.0, s["end"] / 16000.0) for s in spans]
 
 
 def silero_available() -> bool:
