@@ -381,5 +381,5 @@ def test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes(make_serve
     resumed = make_server()
     result = CliRunner().invoke(main, ["fix", *args, "--server", resumed.url, "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert resumed.stats.transcriptions <= full - done
+    assert resumed.stats.transcriptions <= full - done, (sorted(p.name for p in tmp_path.iterdir()), lines, result.output)
     assert out.read_bytes() == reference.read_bytes()
