@@ -148,3 +148,13 @@ def test_an_answer_that_drops_the_repeated_word_is_never_accepted(wait_session):
     assert all("deletion" in a.verdict.problems for a in outcome.attempts)
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]  # kept as it was
     assert len(outcome.attempts) == len(Policy().steps)
+
+
+def test_two_answers_with_the_same_settings_are_not_independent(wait_session):
+    wav, session = wait_session
+    with TestServer(session) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url,
+                           policy=Policy.from_options((0.1, 0.1)))
+    (outcome,) = result.outcomes
+    assert outcome.status != "repaired" and server.stats.transcriptions == 2
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]

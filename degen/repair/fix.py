@@ -188,9 +188,9 @@ def _next_attempt(policy: Policy, sender: Sender, transcriber, tried: tuple[Trie
     for number, step in enumerate(policy.steps):
         if number in done:
             continue
-        step = sender.effective(transcriber, step)
-        if step not in ran:
-            return number, step
+        runs = sender.effective(transcriber, step)
+        if runs == step or runs not in ran:  # the same settings again are a fresh draw; a dropped penalty is not
+            return number, runs
     return None
 
 
