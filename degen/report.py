@@ -34,6 +34,11 @@ class Repetition(int):
     def count(self) -> int:
         return int(self)
 
+    def __reduce__(self):
+        # int's own pickling would call __new__ with the count alone; a report crosses
+        # process boundaries in `degen scan --jobs`, so it must survive the trip.
+        return (Repetition, (self.unit, int(self)))
+
     def to_dict(self) -> dict:
         return {"unit": self.unit, "count": self.count}
 

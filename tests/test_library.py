@@ -76,3 +76,13 @@ def test_skipped_lines_reach_text_and_json_reports():
     assert "skipped_lines" not in degen.scan(transcript).to_dict()
     one = type(transcript)(transcript.segments, transcript.format, {"skipped_lines": 1})
     assert "1 line skipped" in render_text(degen.scan(one))
+
+
+def test_a_report_survives_pickling_as_scan_jobs_sends_it():
+    """`degen scan --jobs N` returns reports from worker processes: a report that cannot
+    be unpickled would hang the pool."""
+    import pickle
+    report = degen.scan(FIXTURES / "shapes" / "loops" / "zh_char.json")
+    back = pickle.loads(pickle.dumps(report))
+    assert back.metrics.max_repetition.to_dict() == report.metrics.max_repetition.to_dict()
+    assert back.to_json() == report.to_json()
