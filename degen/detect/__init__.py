@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..model import Transcript
 from .config import DEFAULT, SEVERITIES, DetectConfig
 from .finding import HALLUCINATION_KINDS, LOOP_KINDS, SEVERITY_RANK, TIMING_KINDS, Finding
+from .echoes import echo_findings
 from .hallucination import Lexicon, default_lexicon, hallucination_findings, load_lexicon
 from .loops import find_runs, loop_findings, max_repetition
 from .segments import consecutive_repeats, segment_findings
@@ -84,6 +85,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
         loops = _each_alone(loops, transcript, config)
     else:
         loops += segment_findings(transcript, keys, table, config)
+        loops += echo_findings(transcript, keys, table, config)
     loops += hallucination_findings(transcript, keys, table, config,
                                     default_lexicon() if lexicon is None else lexicon, independent)
     loops = _dedupe(loops)

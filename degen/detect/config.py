@@ -44,6 +44,11 @@ class DetectConfig:
     long_unit_cjk: int = 7
     min_repeats_long: int = 3
     max_segment_period: int = 5
+    # Tail echoes (echoes.py): a streaming decoder re-emitting the end of each utterance
+    # as extra segments. Two copies after one utterance could be someone stressing a
+    # syllable; the same after a second, different utterance is the decoder's habit.
+    echo_copies: int = 2
+    echo_runs: int = 2
     # rapidfuzz ratio from which two consecutive segments count as one repeated segment.
     near_duplicate_ratio: float = 90.0
     # Speech rates no speaker holds. Fast Mandarin runs 7-8 syllables/s and fast
