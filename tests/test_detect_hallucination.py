@@ -254,3 +254,22 @@ def test_a_phrase_said_here_and_there_in_a_long_turn_is_not_looping(lexicon):
                  "and the second one, thank you again, is the schedule we agreed on last week."),
                 (30.5, 33.0, "A", "Right, let's go through them one by one."))
     assert not hallucinations(t, lexicon)
+
+
+def _hallucinations(t, lexicon):
+    return [f for f in analyze(t, lexicon=lexicon).findings if f.kind == "hallucination"]
+
+
+def test_a_blip_written_over_the_previous_segment_is_a_hallucination(lexicon):
+    # whisperX: a 0.16 s "Thank you." that starts before the segment it follows has ended.
+    blip = meeting((8.98, 9.14, "A", "Thank you."), (9.6, 12.0, "A", "Then stage three."))
+    found = _hallucinations(blip, lexicon)
+    assert [(f.severity, "fragment" in f.evidence, "overlap" in f.evidence) for f in found] == [("medium", True, True)]
+
+
+def test_a_short_thanks_with_its_own_time_or_another_voice_is_not_medium(lexicon):
+    said = meeting((9.2, 9.8, "B", "Thank you."), (10.2, 12.0, "A", "Then stage three."))
+    assert not _hallucinations(said, lexicon)
+    # Speakers may talk over each other: an overlap with another voice is no evidence.
+    over = meeting((8.9, 9.1, "B", "Thank you."), (9.6, 12.0, "A", "Then stage three."))
+    assert [f.severity for f in _hallucinations(over, lexicon)] == ["low"]  # the blip alone

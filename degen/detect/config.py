@@ -90,6 +90,10 @@ class DetectConfig:
     # Alone in a window: this much silence on both sides; turn gaps in conversation are
     # well under a second, and a pause of 5 s leaves room for nothing but the phrase.
     isolation_gap: float = 5.0
+    # A blip: a whole segment shorter than this is no utterance. A word said on its own is
+    # lengthened at the end of the utterance and takes 0.3 s or more; whisper's "you." over
+    # a breath is given 0.16 s.
+    fragment_seconds: float = 0.25
     # The same phrase from one voice this many times is repeated, not polite.
     hallucination_repeats: int = 3
     # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
