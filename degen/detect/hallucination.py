@@ -24,6 +24,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span
+from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
 
@@ -149,12 +150,19 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     ``independent``: each segment is its own utterance, so file edges, gaps and
     repeats across segments say nothing; only the segment's own timing counts.
     """
+    keys = match_keys([s.text for s in transcript.segments], keys)
     found = matches(keys, lexicon)
+    covered = [sum(map(len, m)) for m in found]
+    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon.pattern)):
+        found[i].append(phrase)  # a phrase cut between two turns
+        found[i + 1].append(phrase)
+        covered[i] += here
+        covered[i + 1] += there
     # Most of the segment, or one phrase said again and again (a known phrase looping
     # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
-    candidate = [bool(k) and (sum(map(len, m)) >= config.hallucination_coverage * len(k)
+    candidate = [bool(k) and (c >= config.hallucination_coverage * len(k)
                               or any(p * config.hallucination_repeats in k for p in set(m)))
-                 for k, m in zip(keys, found)]
+                 for k, m, c in zip(keys, found, covered)]
     groups = _groups(candidate, independent)
     totals = _phrase_totals(found, candidate, table)
     # Nothing but known phrases in the whole file: the recording held no speech at all.
