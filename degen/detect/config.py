@@ -106,6 +106,8 @@ class DetectConfig:
     compression_ratio: float = 2.4
     # Findings at or above this severity make a transcript degenerate.
     fail_on: str = "medium"
+    # Another hallucination lexicon (same TSV as hallucinations.tsv); "" is the packaged one.
+    lexicon_path: str = ""
 
     def __post_init__(self):
         for f in fields(self):
@@ -113,6 +115,9 @@ class DetectConfig:
             if f.name == "fail_on":
                 if value not in SEVERITIES:
                     raise ConfigError(f"fail_on must be one of {', '.join(SEVERITIES)}, not {value!r}")
+            elif f.name == "lexicon_path":
+                if not isinstance(value, str):
+                    raise ConfigError(f"lexicon_path must be a path string, not {value!r}")
             elif not isinstance(value, (int, float)) or value < 0:
                 raise ConfigError(f"{f.name} must be a non-negative number, not {value!r}")
         if self.max_period < 1 or self.min_repeats < 2 or self.min_repeats_short < 2 or self.min_repeats_evidence < 2:

@@ -82,6 +82,25 @@ def default_lexicon() -> Lexicon:
     return load_lexicon()
 
 
+def lexicon_for(config: DetectConfig) -> Lexicon:
+    """The lexicon ``config`` names (``lexicon_path``), else the packaged one; read once
+    per file version."""
+    if not config.lexicon_path:
+        return default_lexicon()
+    path = Path(config.lexicon_path)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the hallucination lexicon ({e.strerror}); "
+                          f"give a UTF-8 TSV file") from None
+    return _cached_lexicon(str(path), stamp)
+
+
+@lru_cache(maxsize=8)
+def _cached_lexicon(path: str, stamp: int) -> Lexicon:
+    return load_lexicon(path)
+
+
 def _parse(text: str, where: str) -> Lexicon:
     comments, rows = [], []
     for number, line in enumerate(text.splitlines(), 1):
