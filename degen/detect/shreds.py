@@ -15,16 +15,23 @@ neighbouring words overlap that way (chance overlaps in spaced CJK text are rare
 from __future__ import annotations
 
 import numpy as np
+import regex
 
-from .script import cjk_count
+from .script import _CJK_CLASS, cjk_count
 from .tokens import content
 
 MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
+# A CJK grapheme, a space, the same grapheme: a doubled word boundary. Counted in C first,
+# so that the words of ordinary segments are never split in Python.
+_DOUBLED = regex.compile(rf"([{_CJK_CLASS}])\s+\1")
 
 
 def undouble(text: str) -> str | None:
     """The key of ``text`` with word-boundary doubling undone, or None when the text does
     not have that shape (at least half the neighbouring words overlapping by a CJK grapheme)."""
+    gaps = len(text.split()) - 1
+    if gaps < MIN_WORDS - 1 or 2 * len(_DOUBLED.findall(text, overlapped=True)) < gaps:
+        return None
     words = [w for w in map(content, text.split()) if w]
     if len(words) < MIN_WORDS:
         return None
