@@ -2,6 +2,7 @@
 
     symptom                               knob                       direction
     loops (segments inflated, char x102)  temperature (per request)  0 -> 0.1: degen fix
+    known hallucinations (silence, music) VAD / trimming              gate the audio; degen fix --vad
     output cut short / unclosed tail      max_new_tokens / fraction  raise, within KV capacity
     same loops on one GPU, not another    temperature                numerical differences, not config
     OOM                                   mem-fraction-static        lower (degen plan)
@@ -23,6 +24,11 @@ def advise(report, transcript=None, gpu_mem: float | None = None) -> tuple[str, 
         advice.append("if the same audio decodes cleanly on another GPU, the loops come from numerical differences "
                       "between GPUs that greedy decoding amplifies, not from a configuration error: sample at "
                       "temperature 0.1 rather than 0")
+    if "hallucination" in kinds:
+        advice.append("known hallucinations: models write these over silence or music; trim that audio or gate it "
+                      "with a VAD before decoding (faster-whisper vad_filter, whisper.cpp --vad); degen fix "
+                      f"{report.source} --audio AUDIO --server URL --vad silero re-decodes the flagged spans and "
+                      "judges each answer against the speech the VAD finds there")
     if kinds & {"truncated", "unclosed"}:
         advice.append(_truncation_advice(report, gpu_mem))
     if kinds & {"rate", "zero_length", "inverted", "uniform_durations"} and not loops:

@@ -125,6 +125,9 @@ def threshold_options(func):
         click.option("--max-word-rate", type=_Finite(0, min_open=True), help="Words per second speech can hold [7]."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), default="medium", show_default=True,
                      help="Lowest severity that counts as degenerate."),
+        click.option("--lexicon", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+                     help="Hallucination lexicon to use instead of the packaged one "
+                          "(lang<TAB>phrase<TAB>source_id rows, '# [source_id] ...' citations)."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -134,7 +137,13 @@ def threshold_options(func):
 def config_from(options: dict) -> DetectConfig:
     keys = ("min_repeats", "min_repeats_short", "min_repeats_evidence", "min_segment_repeats", "max_period",
             "max_cjk_rate", "max_word_rate", "fail_on")
-    return DetectConfig().with_(**{k: options.pop(k, None) for k in keys})
+    lexicon = options.pop("lexicon", None)
+    config = DetectConfig().with_(lexicon_path=str(lexicon) if lexicon else None,
+                                  **{k: options.pop(k, None) for k in keys})
+    if lexicon:
+        from .detect import lexicon_for
+        lexicon_for(config)  # a bad lexicon is an error now, before any file is read or audio sent
+    return config
 
 
 @main.command()

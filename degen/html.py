@@ -21,7 +21,8 @@ LANE = 16  # lane height in px
 LABEL = 70  # px for the speaker labels
 COLORS = {"char_loop": "#d62728", "phrase_loop": "#ff7f0e", "segment_loop": "#9467bd", "rate": "#e377c2",
           "unclosed": "#8c564b", "truncated": "#7f7f7f", "zero_length": "#17becf", "inverted": "#17becf",
-          "uniform_durations": "#bcbd22"}
+          "uniform_durations": "#bcbd22", "hallucination": "#2ca02c"}
+DEFAULT_COLOR = "#d62728"  # a kind this table does not know yet still shows
 OPACITY = {"high": 0.55, "medium": 0.4, "low": 0.25}
 
 # Latin first, then CJK faces each platform ships (macOS, Windows, Linux Noto/Source Han,
@@ -125,7 +126,7 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
         tip = f"{f.kind} {f.unit or ''} x{f.count or ''} | {clock(f.span.start) if f.span else '#' + str(a)}" \
               f" | {f.excerpt}"
         parts.append(f'<rect class="hl" data-f="{prefix}{n}" data-tip="{escape(tip)}" x="{x:.1f}" y="0" '
-                     f'width="{w:.1f}" height="{height - 24}" fill="{COLORS.get(f.kind, "#d62728")}" '
+                     f'width="{w:.1f}" height="{height - 24}" fill="{COLORS.get(f.kind, DEFAULT_COLOR)}" '
                      f'fill-opacity="{OPACITY[f.severity]}"><title>{escape(tip)}</title></rect>')
     for k in range(11):  # ticks; the last label ends at the edge instead of running past it
         t = total * k / 10
@@ -145,7 +146,7 @@ def legend(findings, timed: bool) -> str:
                                          f'</span>')
     items = ['<span><span class="sw seg-sw"></span>speech, one lane per speaker</span>']
     for kind in dict.fromkeys(f.kind for f in findings):
-        items.append(f"<span>{swatch(COLORS.get(kind, '#d62728'))}{escape(kind)}</span>")
+        items.append(f"<span>{swatch(COLORS.get(kind, DEFAULT_COLOR))}{escape(kind)}</span>")
     if findings:
         shades = "".join(swatch("#d62728", OPACITY[level]) for level in ("high", "medium", "low"))
         items.append(f"<span>{shades}band shade: severity high / medium / low (click a band for its row)</span>")
@@ -186,7 +187,7 @@ def _findings_table(findings, prefix: str = "") -> str:
     for n, f in enumerate(findings):
         when = "-" if f.span is None else f"{clock(f.span.start)}–{clock(f.span.end)}"
         rows.append(f'<tr data-f="{prefix}{n}" id="row-{prefix}{n}"><td>{when}</td><td>{escape(f.speaker or "-")}</td>'
-                    f'<td><span class="sw" style="background:{COLORS.get(f.kind)}"></span>{f.kind}</td>'
+                    f'<td><span class="sw" style="background:{COLORS.get(f.kind, DEFAULT_COLOR)}"></span>{f.kind}</td>'
                     f'<td>{f.severity}</td><td>{escape(f.unit or "")}</td><td>{f.count or ""}</td>'
                     f'<td class="excerpt">{escape(f.excerpt)}</td></tr>')
     head = "<tr><th>time</th><th>speaker</th><th>kind</th><th>severity</th><th>unit</th><th>count</th><th>excerpt</th></tr>"

@@ -153,3 +153,15 @@ def test_a_long_drill_over_turns_needs_machine_timing():
         return Transcript(tuple(segs), "moss")
     assert not [f for f in analyze(drill(False)).findings if f.at_least("medium")]
     assert [f for f in analyze(drill(True)).findings if f.at_least("medium") and f.is_loop]
+
+
+def _console_findings(middle_end: float):
+    text = ("[00:00.000 --> 00:03.000]  今日はここまでです。\n"
+            f"[00:03.000 --> {middle_end:06.3f}]  ありがとうございます。ありがとうございます。ありがとうございます。\n"
+            "[00:08.000 --> 00:10.000]  では、また来週。\n")
+    return [f for f in analyze(loads(text)).findings if f.kind == "phrase_loop"]
+
+
+def test_a_polite_formula_said_three_times_is_low_unless_timing_says_machine():
+    assert [f.severity for f in _console_findings(7.5)] == ["low"]  # 30 morae in 4.5 s: speech
+    assert all(f.at_least("medium") for f in _console_findings(3.6)) and _console_findings(3.6)  # in 0.6 s: no

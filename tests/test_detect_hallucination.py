@@ -254,3 +254,39 @@ def test_a_phrase_said_here_and_there_in_a_long_turn_is_not_looping(lexicon):
                  "and the second one, thank you again, is the schedule we agreed on last week."),
                 (30.5, 33.0, "A", "Right, let's go through them one by one."))
     assert not hallucinations(t, lexicon)
+
+
+def _hallucinations(t, lexicon):
+    return [f for f in analyze(t, lexicon=lexicon).findings if f.kind == "hallucination"]
+
+
+def test_a_blip_written_over_the_previous_segment_is_a_hallucination(lexicon):
+    # whisperX: a 0.16 s "Thank you." that starts before the segment it follows has ended.
+    blip = meeting((8.98, 9.14, "A", "Thank you."), (9.6, 12.0, "A", "Then stage three."))
+    found = _hallucinations(blip, lexicon)
+    assert [(f.severity, "fragment" in f.evidence, "overlap" in f.evidence) for f in found] == [("medium", True, True)]
+
+
+def test_a_short_thanks_with_its_own_time_or_another_voice_is_not_medium(lexicon):
+    said = meeting((9.2, 9.8, "B", "Thank you."), (10.2, 12.0, "A", "Then stage three."))
+    assert not _hallucinations(said, lexicon)
+    # Speakers may talk over each other: an overlap with another voice is no evidence.
+    over = meeting((8.9, 9.1, "B", "Thank you."), (9.6, 12.0, "A", "Then stage three."))
+    assert [f.severity for f in _hallucinations(over, lexicon)] == ["low"]  # the blip alone
+
+
+def test_word_boundary_doubling_is_undone_only_where_it_is_the_habit():
+    from degen.detect.shreds import undouble
+    assert undouble("请不 不吝点 点赞 赞 订阅 阅") == "请不吝点赞订阅"
+    assert undouble("镜与 与点 点点 点栏 栏目 目") == "镜与点点栏目"
+    assert undouble("我们 今天 天气 很好 大家 出去") is None  # one chance overlap in five
+    assert undouble("thank you you know") is None  # not CJK
+
+
+def test_a_shredded_phrase_cut_between_two_speakers_is_found(lexicon):
+    t = Transcript((Segment(None, "S1", "字幕 幕由 由Amara.org 社区 区"),
+                    Segment(None, "S0", "提供 供 然后 后我们 们开始 始讨论 论今天 天的 的问题 题")), "speaker_text")
+    found = _hallucinations(t, lexicon)
+    assert [(f.segments, f.severity) for f in found] == [((0, 0), "high")]  # a strong phrase at the file's edge
+    said = Transcript((Segment(None, "S1", "我们开始吧"), Segment(None, "S0", "好的，今天讨论字幕的问题")), "speaker_text")
+    assert not _hallucinations(said, lexicon)

@@ -217,6 +217,22 @@ ELITR_PARENS = """\
 (PERSON6) No, no, this is the same link.
 """
 
+# LinTO's export: a label, then a time range, then the text (one turn is evidence enough).
+LINTO_RANGED = "Unknown speaker : 28:20.12 - 31:34.58 :  mais oui donc les data card des modèles\n"
+
+# A time line above each block, as faster-whisper users paste it.
+TIME_LINES = """\
+01:33:57
+quer mais parar, você se apaixona e você convida amigos
+01:35:38
+... ... ... ... ... ...
+01:36:09
+... ... ... ... ... ... ...
+"""
+
+# sherpa-ncnn's console: a banner, then numbered results.
+NUMBERED_RESULTS = "Started! Please speak\n0:重要\n1:要\n2:要\n3:非常重要\n"
+
 MOSS_HEADLESS = "[S01]Hello everyone[1.50][1.60][S02]Welcome back[3.20][3.40][S01]Let's begin[5.00]"
 
 # (name, text, format, number of segments)
@@ -250,6 +266,9 @@ SAMPLES = [
     ("whisper_cpp_json", WHISPER_CPP_JSON, "turns_json", 2),
     ("vibevoice_ranges", VIBEVOICE_RANGES, "speaker_text", 2),
     ("elitr_parens", ELITR_PARENS, "speaker_text", 4),
+    ("linto_ranged", LINTO_RANGED, "speaker_text", 1),
+    ("time_lines", TIME_LINES, "meeting_notes", 3),
+    ("numbered_results", NUMBERED_RESULTS, "text", 4),
 ]
 IDS = [s[0] for s in SAMPLES]
 
@@ -338,6 +357,35 @@ def test_edited_speaker_turn_rebuilds_its_label():
     t = formats.loads(NOTES_BOLD)
     out = formats.dumps(t.with_segments([t[0].with_(span=Span(65.0, 70.0), speaker="Carol", text="Changed.")]))
     assert out.splitlines()[2] == "**[00:01:05] Carol:** Changed."
+
+
+def test_label_then_range_is_a_timed_turn():
+    t = formats.loads(LINTO_RANGED)
+    assert t.speakers == ("Unknown speaker",) and t[0].span == Span(1700.12, 1894.58)
+    assert t[0].text == "mais oui donc les data card des modèles"
+    moved = formats.dumps(t.with_segments([t[0].with_(span=Span(1700.5, 1800.0))]))
+    assert moved.startswith("Unknown speaker : 28:20.50 - 30:00.00 :  mais oui")
+    assert formats.sniff("Time: 10:00 - 11:00: standup\nThen we talked.\n") == "text"  # a note, not a speaker
+
+
+def test_time_lines_are_sections_and_new_ones_keep_their_style():
+    t = formats.loads(TIME_LINES)
+    assert [s.span.start for s in t] == [5637.0, 5738.0, 5769.0]
+    assert t[1].text == "... ... ... ... ... ..."
+    added = formats.dumps(t.with_segments([*t, Segment(Span(5800.0, 5810.0), None, "novo", True, {})]))
+    assert added.endswith("01:36:40\nnovo\n")
+    for prose in ("12:30\nLunch\n09:00\nBreakfast\n",  # times that go back are not sections
+                  "We met at\n10:15\nand left.\n"):  # one time line is not sections
+        assert formats.sniff(prose) == "text"
+
+
+def test_numbered_results_keep_their_counter_aside():
+    t = formats.loads(NUMBERED_RESULTS)
+    assert [s.text for s in t] == ["重要", "要", "要", "非常重要"] and t.meta["skipped_lines"] == 1
+    fewer = formats.dumps(t.with_segments([t[0], t[3]]))
+    assert fewer == "Started! Please speak\n0:重要\n1:非常重要\n"  # counted on, not gapped
+    for prose in ("1: buy milk\n2: call Bob\n", "0:a\n1:b\n3:c\n", "Intro\n5:a\n6:b\n7:c\n"):
+        assert [s.text for s in formats.loads(prose)] == prose.splitlines(), prose  # not a result list
 
 
 def test_meeting_notes_sections():

@@ -111,3 +111,25 @@ def test_browser_shows_every_axis_label_whole(browser, tmp_path):
     dom = render_in_browser(page, tmp_path)
     ticks = dom.split('data-ticks="')[1].split('"')[0].split(",")
     assert len(ticks) == 11 and set(ticks) == {"in"}, ticks
+
+
+def test_every_finding_kind_has_its_own_colour():
+    from degen.detect.finding import HALLUCINATION_KINDS, LOOP_KINDS, TIMING_KINDS
+    from degen.html import COLORS
+    assert set(LOOP_KINDS + HALLUCINATION_KINDS + TIMING_KINDS) <= set(COLORS)
+    assert COLORS["hallucination"] not in {c for k, c in COLORS.items() if k != "hallucination"}
+
+
+def test_hallucinations_are_coloured_in_timeline_legend_and_table_and_advised(tmp_path):
+    from degen.html import COLORS
+    path = tmp_path / "outro.srt"
+    path.write_text("1\n00:00:00,000 --> 00:00:04,000\nWe shipped the release today.\n\n"
+                    "2\n00:00:04,500 --> 00:00:09,000\nAnd the tests are green.\n\n"
+                    "3\n00:00:20,000 --> 00:00:50,000\nThanks for watching!\n", encoding="utf-8")
+    report = degen.scan(path)
+    assert [f.kind for f in report.flagged] == ["hallucination"]
+    page = render_scan(report, degen.read(path))
+    green = COLORS["hallucination"]
+    assert page.count(green) >= 3  # the band, the legend swatch, the table row
+    assert any("VAD" in a and "degen fix" in a for a in report.advice)
+    assert "VAD" in page

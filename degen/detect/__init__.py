@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from ..model import Transcript
 from .config import DEFAULT, SEVERITIES, DetectConfig
 from .finding import HALLUCINATION_KINDS, LOOP_KINDS, SEVERITY_RANK, TIMING_KINDS, Finding
-from .hallucination import Lexicon, default_lexicon, hallucination_findings, load_lexicon
+from .echoes import echo_findings
+from .hallucination import Lexicon, default_lexicon, hallucination_findings, lexicon_for, load_lexicon
 from .loops import find_runs, loop_findings, max_repetition
 from .segments import consecutive_repeats, segment_findings
 from .table import SegmentTable
@@ -30,7 +31,7 @@ import numpy as np
 from .tokens import build_streams
 
 __all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
-           "LOOP_KINDS", "TIMING_KINDS", "HALLUCINATION_KINDS", "compression_ratio", "Lexicon", "load_lexicon"]
+           "LOOP_KINDS", "TIMING_KINDS", "HALLUCINATION_KINDS", "compression_ratio", "Lexicon", "load_lexicon", "lexicon_for"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,8 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
             makes each segment judged on its own.
         config: thresholds.
         audio_duration: seconds of audio, to catch a transcript that stops early.
-        lexicon: known hallucinations; the packaged ``hallucinations.tsv`` when None.
+        lexicon: known hallucinations; when None, the file ``config.lexicon_path`` names,
+            else the packaged ``hallucinations.tsv``.
 
     >>> from degen.formats import loads
     >>> a = analyze(loads("[0.0][S01]" + "的" * 40 + "[2.0]"))
@@ -84,8 +86,9 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
         loops = _each_alone(loops, transcript, config)
     else:
         loops += segment_findings(transcript, keys, table, config)
+        loops += echo_findings(transcript, keys, table, config)
     loops += hallucination_findings(transcript, keys, table, config,
-                                    default_lexicon() if lexicon is None else lexicon, independent)
+                                    lexicon_for(config) if lexicon is None else lexicon, independent)
     loops = _dedupe(loops)
     timing = timing_findings(transcript, table, config, None if independent else audio_duration)
     if independent:  # durations of separate utterances owe each other nothing

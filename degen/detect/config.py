@@ -42,8 +42,19 @@ class DetectConfig:
     # In CJK graphemes (about syllables) a clause needs more: 감사합니다 (5) and 谢谢大家
     # are one polite word people do say three times; 前面有几条小路 (7) is a clause.
     long_unit_cjk: int = 7
+    # What a kana counts toward a clause: a kana is one mora, and Japanese carries about
+    # half as much per mora as Mandarin per syllable (Pellegrino, Coupé & Marsico 2011:
+    # information rate per syllable 0.49 vs 0.94). So ありがとうございます (10 kana) is a
+    # polite formula of 5 units, said three times by people, while a clause with kanji
+    # still reaches 7. With machine timing the kana count in full.
+    kana_weight: float = 0.5
     min_repeats_long: int = 3
     max_segment_period: int = 5
+    # Tail echoes (echoes.py): a streaming decoder re-emitting the end of each utterance
+    # as extra segments. Two copies after one utterance could be someone stressing a
+    # syllable; the same after a second, different utterance is the decoder's habit.
+    echo_copies: int = 2
+    echo_runs: int = 2
     # rapidfuzz ratio from which two consecutive segments count as one repeated segment.
     near_duplicate_ratio: float = 90.0
     # Speech rates no speaker holds. Fast Mandarin runs 7-8 syllables/s and fast
@@ -85,12 +96,18 @@ class DetectConfig:
     # Alone in a window: this much silence on both sides; turn gaps in conversation are
     # well under a second, and a pause of 5 s leaves room for nothing but the phrase.
     isolation_gap: float = 5.0
+    # A blip: a whole segment shorter than this is no utterance. A word said on its own is
+    # lengthened at the end of the utterance and takes 0.3 s or more; whisper's "you." over
+    # a breath is given 0.16 s.
+    fragment_seconds: float = 0.25
     # The same phrase from one voice this many times is repeated, not polite.
     hallucination_repeats: int = 3
     # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
     compression_ratio: float = 2.4
     # Findings at or above this severity make a transcript degenerate.
     fail_on: str = "medium"
+    # Another hallucination lexicon (same TSV as hallucinations.tsv); "" is the packaged one.
+    lexicon_path: str = ""
 
     def __post_init__(self):
         for f in fields(self):
@@ -98,6 +115,9 @@ class DetectConfig:
             if f.name == "fail_on":
                 if value not in SEVERITIES:
                     raise ConfigError(f"fail_on must be one of {', '.join(SEVERITIES)}, not {value!r}")
+            elif f.name == "lexicon_path":
+                if not isinstance(value, str):
+                    raise ConfigError(f"lexicon_path must be a path string, not {value!r}")
             elif not isinstance(value, (int, float)) or value < 0:
                 raise ConfigError(f"{f.name} must be a non-negative number, not {value!r}")
         if self.max_period < 1 or self.min_repeats < 2 or self.min_repeats_short < 2 or self.min_repeats_evidence < 2:

@@ -24,6 +24,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span
+from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
 
@@ -79,6 +80,25 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
 @lru_cache(maxsize=1)
 def default_lexicon() -> Lexicon:
     return load_lexicon()
+
+
+def lexicon_for(config: DetectConfig) -> Lexicon:
+    """The lexicon ``config`` names (``lexicon_path``), else the packaged one; read once
+    per file version."""
+    if not config.lexicon_path:
+        return default_lexicon()
+    path = Path(config.lexicon_path)
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the hallucination lexicon ({e.strerror}); "
+                          f"give a UTF-8 TSV file") from None
+    return _cached_lexicon(str(path), stamp)
+
+
+@lru_cache(maxsize=8)
+def _cached_lexicon(path: str, stamp: int) -> Lexicon:
+    return load_lexicon(path)
 
 
 def _parse(text: str, where: str) -> Lexicon:
@@ -149,12 +169,19 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     ``independent``: each segment is its own utterance, so file edges, gaps and
     repeats across segments say nothing; only the segment's own timing counts.
     """
+    keys = match_keys([s.text for s in transcript.segments], keys)
     found = matches(keys, lexicon)
+    covered = [sum(map(len, m)) for m in found]
+    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon.pattern)):
+        found[i].append(phrase)  # a phrase cut between two turns
+        found[i + 1].append(phrase)
+        covered[i] += here
+        covered[i + 1] += there
     # Most of the segment, or one phrase said again and again (a known phrase looping
     # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
-    candidate = [bool(k) and (sum(map(len, m)) >= config.hallucination_coverage * len(k)
+    candidate = [bool(k) and (c >= config.hallucination_coverage * len(k)
                               or any(p * config.hallucination_repeats in k for p in set(m)))
-                 for k, m in zip(keys, found)]
+                 for k, m, c in zip(keys, found, covered)]
     groups = _groups(candidate, independent)
     totals = _phrase_totals(found, candidate, table)
     # Nothing but known phrases in the whole file: the recording held no speech at all.
@@ -214,6 +241,7 @@ def _evidence(first, last, phrase, phrases, totals, table: SegmentTable, config:
         units = int(table.units[first:last + 1].sum())
         if seconds >= config.silence_min_seconds and units / seconds < config.silence_rate:
             found.append("over_silence")
+        found += _blip(first, last, seconds, table, config)
     if phrases.count(phrase) >= config.hallucination_repeats:
         found.append("repeated")
     if independent:
@@ -227,6 +255,17 @@ def _evidence(first, last, phrase, phrases, totals, table: SegmentTable, config:
         after = table.start[last + 1] - table.end[last]
         if min(before, after) >= config.isolation_gap:
             found.append("alone")
+    return found
+
+
+def _blip(first: int, last: int, seconds: float, table: SegmentTable, config: DetectConfig) -> list[str]:
+    """Timing no utterance has: a fragment too short to be said on its own, and one that
+    starts before the same voice's previous segment ends (the decoder writing over time it
+    had already transcribed; different speakers may overlap)."""
+    found = ["fragment"] if 0 < seconds < config.fragment_seconds else []
+    if first > 0 and table.speakers[first] == table.speakers[first - 1] \
+            and table.start[first] < table.end[first - 1] - config.uniform_tolerance:
+        found.append("overlap")
     return found
 
 

@@ -12,7 +12,7 @@ from .config import DetectConfig
 from .finding import Finding
 from .periodic import Runs, tandem_repeats
 from .table import SegmentTable
-from .script import speech_units
+from .script import kana_count, speech_units
 from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
@@ -91,14 +91,15 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     if count >= threshold or (evidence and count >= config.min_repeats_evidence):
         score = count / threshold if count >= threshold else count / config.min_repeats_evidence
         severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
-    elif _long(unit_key, config) and (first == last or evidence) and (
+    elif _long(unit_key, config, full=bool(evidence)) and (first == last or evidence) and (
             count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - 0.5):
         # A whole clause three times running: inside one segment the shape is the
         # evidence; across segments (a cycle cut anywhere) the timing must agree.
         score, severe = count / config.min_repeats_long, len(evidence) > 1
         evidence = evidence or (("clause_x3",) if count >= config.min_repeats_long else ("clause_x3_cut",))
-    elif _long(unit_key, config) and first == last:
-        # A clause said twice (or thrice across turns): worth a look, not a loop.
+    elif _long(unit_key, config, full=True) and first == last:
+        # A clause said twice (or thrice across turns), a polite formula said three
+        # times: worth a look, not a loop.
         unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
         return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
@@ -122,10 +123,13 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     )
 
 
-def _long(unit_key: str, config: DetectConfig) -> bool:
+def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:
     """A clause or sentence rather than a word: enough speech units (words, or CJK
-    graphemes) that saying it several times running is not emphasis."""
+    graphemes) that saying it several times running is not emphasis. Kana count at
+    ``kana_weight`` (a polite formula in kana is short) unless ``full`` (timing says machine)."""
     units, cjk = speech_units(unit_key)
+    if cjk and not full:
+        units -= (1 - config.kana_weight) * kana_count(unit_key)
     return units >= (config.long_unit_cjk if cjk else config.long_unit)
 
 

@@ -31,6 +31,14 @@ def cjk_count(text: str) -> int:
     return len(_CJK.findall(text))
 
 
+_KANA = regex.compile(r"[\u3040-\u30ff]")
+
+
+def kana_count(text: str) -> int:
+    """Hiragana and katakana graphemes of ``text`` (one mora each)."""
+    return len(_KANA.findall(text))
+
+
 def is_cjk(cjk_graphemes, words):
     """The one rule: text is CJK when it has at least as many CJK graphemes as words
     (a run of CJK characters counts as one word, so mixed text leans to its majority).

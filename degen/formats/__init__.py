@@ -9,9 +9,9 @@ whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
 lrc                LRC lyrics
 tsv, csv           whisper's TSV, CSV with start/end/text columns
 jsonl, manifest    JSON Lines: a segment a line, or a NeMo-style utterance a line
-speaker_text       ``SPEAKER_00: text``, ``[Alice] text``, ``Speaker 1`` blocks
-meeting_notes      markdown notes with ``## 00:05:12`` time headers
-text               plain text, a segment a line
+speaker_text       ``SPEAKER_00: text``, ``[Alice] text``, ``Speaker 1`` blocks, ``Name : 1:02.5 - 1:09.0 : text``
+meeting_notes      markdown notes with ``## 00:05:12`` time headers, or a bare time line above each block
+text               plain text, a segment a line (a ``0:`` result counter kept aside)
 =================  ==============================================================
 
 >>> from degen.formats import loads
@@ -78,8 +78,8 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("manifest", jsonl.loads_manifest, jsonl.dumps,
            "JSON Lines, one utterance a line (NeMo manifest: audio_filepath, duration, text/pred_text)"),
     Format("speaker_text", speakers.loads, speakers.dumps, "speaker-labelled text: SPEAKER_00: / [Alice] / blocks"),
-    Format("meeting_notes", notes.loads, notes.dumps, "markdown notes with '## 00:05:12' time headers"),
-    Format("text", plain.loads, plain.dumps, "plain text, one segment per line, no timing"),
+    Format("meeting_notes", notes.loads, notes.dumps, "markdown notes with '## 00:05:12' time headers, or a time line above each block"),
+    Format("text", plain.loads, plain.dumps, "plain text, one segment per line, no timing ('0:text' result counters kept aside)"),
 )}
 # Convenience names people type; None means 'any JSON shape'.
 ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt": "text", "markup": "moss",

@@ -1,12 +1,16 @@
-"""Markdown meeting notes with time headers: each section is one segment.
+"""Markdown meeting notes with time headers, or text with a time line above each block
+(as faster-whisper users paste it): each section is one segment.
 
-    # Weekly sync
-    ## 00:05:12 Budget
-    Alice: the numbers are in.
-    Bob: good.
+    # Weekly sync                       01:33:57
+    ## 00:05:12 Budget                  quer mais parar, você se apaixona ...
+    Alice: the numbers are in.          01:35:38
+    Bob: good.                          ... ... ...
 
     ## [00:09:40]
     ...
+
+A bare time line counts as a header only when the file has no markdown time headers and
+its bare times never go back (a list of times in prose does not make sections).
 
 A section lasts until the next header's time (the last for the median section length, see
 ``timecode.infer_ends``). The header lines, with any title, are written back as they were.
@@ -23,23 +27,45 @@ from .timecode import CLOCK, clock_seconds, format_clock, infer_ends
 
 _STAMP = CLOCK.replace("(", "(?:").replace("(?:?:", "(?:")  # the clock, without groups
 _HEADER = re.compile(rf"^\s{{0,3}}#{{1,6}}\s+[\[(]?({_STAMP})[\])]?(?:\s.*)?$")
+_BARE = re.compile(rf"^\s*[\[(]?({_STAMP})[\])]?\s*$")  # a line holding only a time
 _CLOCK = re.compile(CLOCK)
 
 
+def _seconds(stamp: str, where: str) -> float:
+    return clock_seconds(*_CLOCK.fullmatch(stamp).groups(), where)
+
+
+def _headers(rows: list[str]) -> tuple[list[int], re.Pattern]:
+    """The header lines and their pattern: markdown time headers, else bare time lines whose
+    times never go back; fewer than two is none."""
+    heads = [i for i, line in enumerate(rows) if _HEADER.match(line)]
+    if len(heads) >= 2:
+        return heads, _HEADER
+    bare = [i for i, line in enumerate(rows) if _BARE.match(line)]
+    try:
+        times = [_seconds(_BARE.match(rows[i]).group(1), f"line {i + 1}") for i in bare]
+    except FormatError:
+        return heads, _HEADER
+    if len(bare) >= 2 and all(a <= b for a, b in zip(times, times[1:])):
+        return bare, _BARE
+    return heads, _HEADER
+
+
 def looks_like(text: str) -> bool:
-    """Two or more markdown headers that open with a time."""
-    return sum(1 for line in text.splitlines()[:4000] if _HEADER.match(line)) >= 2
+    """Two or more markdown headers that open with a time, or bare time lines in order."""
+    return len(_headers(text.splitlines()[:4000])[0]) >= 2
 
 
 def loads(text: str) -> Transcript:
     rows, meta = lines.split(text)
-    heads = [i for i, line in enumerate(rows) if _HEADER.match(line)]
+    heads, header = _headers(rows)
     if not heads:
         raise FormatError("no '## hh:mm:ss' header found", hint="is this a meeting-notes file?")
+    meta["bare"] = header is _BARE
     starts, sections, before = [], [], rows[:heads[0]]
     for index, stop in zip(heads, heads[1:] + [len(rows)]):
-        stamp = _HEADER.match(rows[index]).group(1)
-        starts.append(clock_seconds(*_CLOCK.fullmatch(stamp).groups(), f"line {index + 1}"))
+        stamp = header.match(rows[index]).group(1)
+        starts.append(_seconds(stamp, f"line {index + 1}"))
         body = rows[index + 1:stop]
         first, last = 0, len(body)
         while first < last and not body[first].strip():
@@ -66,7 +92,8 @@ def dumps(transcript: Transcript) -> str:
         head = list(seg.extra.get("before", ()))
         stamp = seg.extra.get("stamp")
         if not head or stamp is None:  # a section a repair made anew
-            head = head + [f"## {format_clock(start, hours=True, digits=0)}"]
+            clock = format_clock(start, hours=True, digits=0)
+            head = head + [clock if transcript.meta.get("bare") else f"## {clock}"]
         elif start != seg.extra.get("raw_start"):
             new = format_clock(start, hours=stamp.count(":") == 2, digits=0)
             head[-1] = head[-1].replace(stamp, new, 1)

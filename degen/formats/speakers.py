@@ -7,6 +7,7 @@
     **[00:01:02] Alice:** We shipped it.    markdown meeting notes
     [208.27 - 219.67] Speaker 0: Prije ...  a time range, then the label (VibeVoice)
     (PERSON7) Aha, so now I can do that.    parenthesised labels (ELITR minutes)
+    Unknown speaker : 28:20.12 - 31:34.58 : text   a label, then a time range (LinTO)
 
 A free ``Name:`` counts only when at least two names each open two or more turns and are
 not prose words ("Note: ..." in a paragraph is not a speaker). Lines after a turn belong to
@@ -39,6 +40,9 @@ _BRACKET = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?(?:\[(?P<label>{_GENERIC}|{_
                          rf"(?P<colon>:?\s?)(?P<text>.*)$")
 _INLINE = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?{_LABEL}(?P<colon>(?:\*\*)?\s*[:：](?:\*\*)?\s?)(?P<text>.*)$")
 _BLOCK = regex.compile(rf"^{_LEAD}{_LABEL}(?P<colon>(?:\*\*)?\s*[:：]?(?:\*\*)?)\s*(?:{_STAMP})?\s*$")
+# Any short label is a speaker when a full time range follows it: the range is the evidence.
+_RANGED = regex.compile(rf"^{_LEAD}(?P<label>\p{{L}}[^:：\[\]()\n]{{0,38}}?)\s*[:：]\s*(?P<stamp>{_TIME})\s*[-–]\s*"
+                        rf"(?P<stop>{_TIME})\s*(?P<colon>[:：]\s*)(?P<text>.*)$")
 _GENERIC_RE = regex.compile(_GENERIC)
 # Words that open prose lines with a colon; never speakers.
 _PROSE = frozenset("""note notes warning example summary agenda attendees date time location subject re
@@ -50,8 +54,10 @@ _MAX_PREAMBLE = 10  # non-blank lines allowed before the first turn (a title, a 
 
 def _classify(line: str):
     """('turn', match) for a label with text, ('label', match) for a label line, or None."""
-    for kind, pattern in (("turn", _BRACKET), ("label", _BLOCK), ("turn", _INLINE)):
+    for kind, pattern in (("turn", _RANGED), ("turn", _BRACKET), ("label", _BLOCK), ("turn", _INLINE)):
         match = pattern.match(line)
+        if match and pattern is _RANGED and match.group("label").strip().casefold() in _PROSE:
+            continue  # "Time: 10:00 - 11:00: ..." is a note, not a speaker
         if match and (kind != "label" or match.group("colon").strip() or match.group("stamp")
                       or _GENERIC_RE.fullmatch(match.group("label"))):
             return kind, match
@@ -77,7 +83,8 @@ def _family(line: str, match) -> str:
 
 def _turns(rows: list[str], least: int = 2, trust: bool = False):
     """The turn lines (index, kind, match), or [] when the text is not speaker-labelled.
-    Sniffing wants ``least`` = 2 turns (3 by free names); a file said to be speaker text, 1."""
+    Sniffing wants ``least`` = 2 turns (3 by free names), or 1 when every turn has a time
+    range; a file said to be speaker text, 1."""
     found = [(i, *hit) for i, line in enumerate(rows) if (hit := _classify(line))]
     names = _accepted(found, trust)
     turns = [t for t in found if t[2].group("label") in names]
@@ -86,6 +93,8 @@ def _turns(rows: list[str], least: int = 2, trust: bool = False):
         main = families.most_common(1)[0][0]
         turns = [t for t in turns if _family(rows[t[0]], t[2]) == main]
     generic = sum(1 for t in turns if _GENERIC_RE.fullmatch(t[2].group("label")) or t[2].group("stamp"))
+    if turns and all(t[2].group("stop") for t in turns):
+        least = 1  # every turn carries a full time range: one such turn is evidence enough
     if len(turns) < least or (generic < least and len(turns) < least + 1):
         return []
     preamble = sum(1 for line in rows[:turns[0][0]] if line.strip())

@@ -1,0 +1,63 @@
+"""Known phrases a transcript has shredded, so that the lexicon still finds them.
+
+Word alignment of CJK text (WhisperX, whisper-diarization) can write each word with the
+last grapheme of the one before it doubled, and diarization can cut a phrase between two
+speakers' turns::
+
+    Speaker 1: 请不 不吝点 点赞 赞 订阅 阅
+    Speaker 0: 转发 发 打赏 赏支 支持 持明 明镜 镜与 与点 点点 ...
+
+:func:`undouble` writes such a segment back as one string (请不吝点赞订阅), only when most
+neighbouring words overlap that way (chance overlaps in spaced CJK text are rare), and
+:func:`straddling` finds phrases that run from one segment into the next.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import regex
+
+from .script import _CJK_CLASS, cjk_count
+from .tokens import content
+
+MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
+# A CJK grapheme, a space, the same grapheme: a doubled word boundary. Counted in C first,
+# so that the words of ordinary segments are never split in Python.
+_DOUBLED = regex.compile(rf"([{_CJK_CLASS}])\s+\1")
+
+
+def undouble(text: str) -> str | None:
+    """The key of ``text`` with word-boundary doubling undone, or None when the text does
+    not have that shape (at least half the neighbouring words overlapping by a CJK grapheme)."""
+    gaps = len(text.split()) - 1
+    if gaps < MIN_WORDS - 1 or 2 * len(_DOUBLED.findall(text, overlapped=True)) < gaps:
+        return None
+    words = [w for w in map(content, text.split()) if w]
+    if len(words) < MIN_WORDS:
+        return None
+    overlaps = [bool(a and b) and a[-1] == b[0] and cjk_count(b[0]) == 1 for a, b in zip(words, words[1:])]
+    if 2 * sum(overlaps) < len(overlaps):
+        return None
+    return words[0] + "".join(b[1:] if o else b for b, o in zip(words[1:], overlaps))
+
+
+def match_keys(texts: list[str], keys: list[str]) -> list[str]:
+    """The keys to match the lexicon against: undoubled where a segment is shredded."""
+    return [undouble(t) or k for t, k in zip(texts, keys)]
+
+
+def straddling(keys: list[str], pattern) -> list[tuple[int, str, int, int]]:
+    """(segment, phrase, graphemes in it, graphemes in the next) for each lexicon phrase
+    that starts in one segment and ends in the next, found in one pass over the keys
+    joined without separators."""
+    if pattern is None or len(keys) < 2:
+        return []
+    bounds = np.cumsum([0] + [len(k) for k in keys])
+    out = []
+    for m in pattern.finditer("".join(keys)):
+        first = int(np.searchsorted(bounds, m.start(), side="right")) - 1
+        last = int(np.searchsorted(bounds, m.end() - 1, side="right")) - 1
+        if last == first + 1:
+            cut = int(bounds[last])
+            out.append((first, m.group(), cut - m.start(), m.end() - cut))
+    return out
