@@ -26,7 +26,7 @@ from . import __version__
 from .detect import SEVERITIES, DetectConfig
 from .errors import DegenError, ServerRejected
 from .report import render_text
-from .terminal import safe
+from .terminal import plural, safe
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_INPUT, EXIT_SERVER, EXIT_BUG, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 EXIT_PIPE = 141  # the reader of our output went away (128 + SIGPIPE, as a shell reports it)
@@ -334,12 +334,15 @@ def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pa
     import time
     started = time.monotonic()
     state = {"attempts": 0, "bar": None}
+    quiet = _verbosity() < 0  # read here: progress runs in worker threads, outside click's context
 
     def progress(outcome, done, total):
         state["attempts"] += len(outcome.attempts)
+        if quiet:
+            return
         if state["bar"] is None:
             state["bar"] = click.progressbar(length=total, label="re-decoding spans", file=sys.stderr,
-                                             item_show_func=lambda _: f"{_plural(state['attempts'], 'attempt')}, "
+                                             item_show_func=lambda _: f"{plural(state['attempts'], 'attempt')}, "
                                                                       f"{time.monotonic() - started:.0f}s")
             state["bar"].__enter__()
         state["bar"].update(1)
@@ -360,7 +363,7 @@ def _interrupted(journal) -> None:
     import os
     journal.close()
     finished = sum(len(v) for v in journal.done.values())
-    click.echo(f"\ndegen: interrupted; {_plural(finished, 'finished attempt')} kept in {journal.path}: "
+    click.echo(f"\ndegen: interrupted; {plural(finished, 'finished attempt')} kept in {safe(str(journal.path))}: "
                f"run the same command again to resume", err=True)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -389,34 +392,32 @@ def _metrics_line(m) -> str:
             f"worst repetition {worst}")
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
-
-
 def _print_summary(result, out_path, kept_journal=None) -> None:
     spans = len(result.plan.spans)
     repaired = sum(o.status == "repaired" for o in result.outcomes)
-    head = (f"{out_path}: {_plural(spans, 'span')} flagged, {repaired} repaired, "
+    head = (f"{out_path}: {plural(spans, 'span')} flagged, {repaired} repaired, "
             f"{len(result.unresolved)} unresolved")
     if result.requests_sent:
         share = result.seconds_decoded / result.audio_seconds if result.audio_seconds else 0.0
         head += (f"; sent {result.seconds_decoded:.1f}s of {result.audio_seconds:.1f}s of audio ({share:.1%}) "
-                 f"in {_plural(result.requests_sent, 'request')}")
+                 f"in {plural(result.requests_sent, 'request')}")
         if result.seconds_refused:
             head += f", {result.seconds_refused:.1f}s of it refused by a busy server (never decoded)"
     else:
         head += "; nothing sent"
     if result.seconds_replayed:
         head += f"; {result.seconds_replayed:.1f}s of answers replayed from the journal"
-    click.echo(head)
+    click.echo(safe(head))
+    if _verbosity() < 0:
+        return
     for o in result.unresolved:
-        click.echo(f"  {o.status} {o.rs.core.start:.2f}-{o.rs.core.end:.2f}s: {o.reason}")
+        click.echo(safe(f"  {o.status} {o.rs.core.start:.2f}-{o.rs.core.end:.2f}s: {o.reason}"))
     for f in result.plan.unrepairable:
-        click.echo(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}")
+        click.echo(safe(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}"))
     if kept_journal is not None and kept_journal.path is not None:
-        click.echo(f"  journal kept: {kept_journal.path} (the same command sends only what is missing)")
-    click.echo(f"  before: {_metrics_line(result.before.metrics)}")
-    click.echo(f"  after:  {_metrics_line(result.after.metrics)}")
+        click.echo(safe(f"  journal kept: {kept_journal.path} (the same command sends only what is missing)"))
+    click.echo(safe(f"  before: {_metrics_line(result.before.metrics)}"))
+    click.echo(safe(f"  after:  {_metrics_line(result.after.metrics)}"))
 
 
 def _print_plan(plan, transcript, audio, policy) -> None:
@@ -424,7 +425,7 @@ def _print_plan(plan, transcript, audio, policy) -> None:
     seen = preview(transcript, plan, audio, policy)
     total = audio.duration or 1.0
     first, anchored = seen.first_seconds, seen.anchored_seconds
-    click.echo(f"plan: {_plural(len(plan.spans), 'span')}, {plan.seconds:.1f}s of {audio.duration:.1f}s of audio "
+    click.echo(f"plan: {plural(len(plan.spans), 'span')}, {plan.seconds:.1f}s of {audio.duration:.1f}s of audio "
                f"flagged with padding ({plan.seconds / total:.1%})")
     if plan.spans:
         click.echo(f"  first requests send {first:.1f}s ({first / total:.1%}: padding, a clean witness "
@@ -433,10 +434,10 @@ def _print_plan(plan, transcript, audio, policy) -> None:
                    f"only when its answer is rejected")
     for rs, clip, extra in seen.clips:
         more = f" (+ anchors {extra.start:.2f}-{extra.end:.2f}s)" if extra else ""
-        click.echo(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip.start:.2f}-{clip.end:.2f}s{more}  "
-                   f"{'; '.join(rs.reasons)}")
+        click.echo(safe(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip.start:.2f}-{clip.end:.2f}s{more}  "
+                        f"{'; '.join(rs.reasons)}"))
     for f in plan.unrepairable:
-        click.echo(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}")
+        click.echo(safe(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}"))
 
 
 @main.command("plan")

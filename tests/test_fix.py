@@ -383,3 +383,13 @@ def test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes(make_serve
     assert result.exit_code == 0, result.output
     assert resumed.stats.transcriptions <= full - done, (sorted(p.name for p in tmp_path.iterdir()), lines, result.output)
     assert out.read_bytes() == reference.read_bytes()
+
+
+def test_quiet_fix_prints_one_line_and_no_progress_bar(make_server, seed_audio, tmp_path):
+    server = make_server()
+    result = CliRunner().invoke(main, ["-q", "fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio),
+                                       "--server", server.url, "--out", str(tmp_path / "fixed.json")])
+    assert result.exit_code == 0, result.output
+    (line,) = result.stdout.strip().splitlines()
+    assert "flagged" in line and "repaired" in line
+    assert "re-decoding" not in result.stderr
