@@ -20,6 +20,7 @@ from .detect import DEFAULT, DetectConfig
 from .detect.finding import SEVERITY_RANK
 from .errors import ConfigError, DegenError
 from .report import Report
+from .terminal import plural
 
 # What a directory walk picks up (the formats' usual extensions); `--format` does not widen
 # it, since a folder of audio or logs next to the transcripts is the common case.
@@ -45,6 +46,7 @@ class Result:
     path: str
     report: Report | None = None
     error: str | None = None
+    trace: str | None = None  # the traceback of a crash (a bug in degen), shown with -v
 
     def to_dict(self) -> dict:
         return self.report.to_dict() if self.report else {"file": self.path, "error": self.error}
@@ -101,8 +103,14 @@ def scan_path(path: str, settings: Settings) -> Result:
         return Result(path, report=report)
     except DegenError as exc:
         return Result(path, error=str(exc))
+    except OSError as exc:  # untranslated: still the input's or the system's fault, not a bug
+        where = f": {exc.filename}" if exc.filename else ""
+        return Result(path, error=f"{path}: {exc.strerror or exc}{where}")
     except Exception as exc:  # noqa: BLE001 - one file's crash must not stop a batch of thousands
-        return Result(path, error=f"{path}: cannot scan ({type(exc).__name__}: {exc}); please report this file")
+        import traceback
+        return Result(path, error=f"{path}: internal error (a bug in degen): {type(exc).__name__}: {exc}; run with "
+                                  f"-v for the traceback, and please report it with this file",
+                      trace=traceback.format_exc())
 
 
 def _quiet_worker() -> None:
@@ -161,6 +169,7 @@ class Summary:
     files: int = 0
     degenerate: int = 0
     errors: int = 0
+    crashes: int = 0
     flagged_seconds: float = 0.0
     by_format: Counter = field(default_factory=Counter)
     degenerate_by_format: Counter = field(default_factory=Counter)
@@ -170,6 +179,7 @@ class Summary:
         self.files += 1
         if result.report is None:
             self.errors += 1
+            self.crashes += result.trace is not None
             return
         report = result.report
         self.by_format[report.format] += 1
@@ -191,13 +201,9 @@ class Summary:
     def line(self) -> str:
         formats = ", ".join(f"{k} {v}" for k, v in sorted(self.by_format.items())) or "none"
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.by_kind.items())) or "none"
-        return (f"{_plural(self.files, 'file')}: {self.degenerate} degenerate, "
-                f"{self.files - self.degenerate - self.errors} clean, {_plural(self.errors, 'error')}; "
+        return (f"{plural(self.files, 'file')}: {self.degenerate} degenerate, "
+                f"{self.files - self.degenerate - self.errors} clean, {plural(self.errors, 'error')}; "
                 f"flagged {self.flagged_seconds / 3600:.2f} h; formats: {formats}; flagged findings: {kinds}")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _generic(advice: str, path: str, several: bool) -> str:
@@ -206,12 +212,15 @@ def _generic(advice: str, path: str, several: bool) -> str:
 
 
 def exit_code(summary: Summary) -> int:
-    """2 when a file could not be scanned, else 1 when one is degenerate, else 0."""
+    """4 when degen crashed on a file (a bug), else 2 when a file could not be read, else 1
+    when one is degenerate, else 0: the codes of a single file's scan."""
+    if summary.crashes:
+        return 4
     return 2 if summary.errors else (1 if summary.degenerate else 0)
 
 
 def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, render: Callable[[Report], str],
-        out: Callable[[str], None], err: Callable[[str], None]) -> int:
+        out: Callable[[str], None], err: Callable[[str], None], verbose: bool = False) -> int:
     """Scan ``paths`` and print as it goes; returns the exit code.
 
     Per file, in input order: a JSON line (``as_json``) or ``render(report)`` on ``out``;
@@ -227,6 +236,8 @@ def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, rende
         summary.add(result)
         if result.error:
             err(f"degen: error: {result.error}")
+            if verbose and result.trace:
+                err(result.trace.rstrip())
         if as_json:
             out(orjson.dumps(result.to_dict()).decode())
         elif result.report:

@@ -102,7 +102,8 @@ def test_a_crash_in_one_file_is_reported_and_the_rest_go_on(monkeypatch, folder)
     monkeypatch.setattr(degen, "scan", scan)
     results = list(batch.scan_paths(batch.expand([str(folder)])))
     assert [r.error is None for r in results] == [True, True, False, True]
-    assert "ValueError: boom" in results[2].error and "loop.json" in results[2].error
+    assert "ValueError: boom" in results[2].error and "loop.json" in results[2].error and "bug" in results[2].error
+    assert results[2].trace and "ValueError" in results[2].trace
 
 
 def test_jobs_zero_means_every_core():
