@@ -83,7 +83,7 @@ class SegmentTable:
         far too long for the text they carry (a model filling silence or music)."""
         found = []
         closed = self.closed[first:last + 1]
-        durations = (self.end - self.start)[first:last + 1]
+        durations = self.end[first:last + 1] - self.start[first:last + 1]  # not the whole column per call
         if last > first and (durations[closed] <= 0).any():
             found.append("zero_length")
         if (last - first + 1 >= uniform_min and durations.min() > 0
