@@ -29,11 +29,15 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
     unit_end = np.minimum(runs.start + runs.period, stream.ids.size) - 1
     unit_chars = stream.ends[unit_end] - stream.starts[runs.start] if len(runs) else runs.start
     keep = np.flatnonzero((runs.count >= fewest) | (unit_chars >= config.long_unit))
-    out = []
+    out, long_units = [], {}
     for i in keep:
         start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
         count = (int(runs.start[i]) + int(runs.length[i]) - start) // period
         run_stop = int(runs.start[i]) + int(runs.length[i])
+        if count < fewest:  # below every count rule only a clause can pass (_judge's last branches)
+            key = stream.text(start, start + period)
+            if not long_units.setdefault(key, _long(key, config)):
+                continue  # most doubles (``the the``) end here, before the costly evidence
         finding = _judge(stream, start, period, count, transcript, table, config, speaker,
                          _cut_copies(stream, start, period, run_stop))
         if finding is not None:
