@@ -27,7 +27,7 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
     # clause is low): skip the rest here, without a Python call per double.
     fewest = min(config.min_repeats_evidence, config.min_repeats_short, config.min_repeats)
     unit_end = np.minimum(runs.start + runs.period, stream.ids.size) - 1
-    unit_chars = stream.ends[unit_end] - stream.starts[runs.start] if len(runs) else runs.start
+    unit_chars = stream.end_at(unit_end) - stream.starts[runs.start] if len(runs) else runs.start
     keep = np.flatnonzero((runs.count >= fewest) | (unit_chars >= config.long_unit))
     run_starts, periods, run_stops = runs.start[keep], runs.period[keep], (runs.start + runs.length)[keep]
     starts = _aligned(stream, run_starts, periods, run_stops)

@@ -35,7 +35,7 @@ class SegmentTable:
         cols = transcript.columns()
         timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
         chars, words = streams.chars, streams.words
-        ids = streams.codes[chars.starts]
+        ids = streams.char_codes
         mask = cjk_mask(ids)
         cjk_count = np.bincount(chars.owner_index(np.flatnonzero(mask)), minlength=n)
         word_count = np.diff(words.bounds)
