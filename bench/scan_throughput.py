@@ -92,8 +92,13 @@ def peak_rss(megabytes: float, seed: int) -> None:
         path.write_bytes(long_transcript(segments / 1000, segments, seed))
         size = path.stat().st_size
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "degen", "scan", str(path)], stdout=subprocess.DEVNULL, check=False,
-                       env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        # degen refuses inputs over 256 MB unless told otherwise; 0 is clean, 1 degenerate.
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+               "DEGEN_MAX_INPUT_MB": str(int(size / 1e6) + 100)}
+        done = subprocess.run([sys.executable, "-m", "degen", "scan", str(path)], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, env=env, check=False)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"degen scan failed (exit {done.returncode}), no RSS to report: {done.stderr.strip()}")
         wall = time.perf_counter() - started
         rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # kB on Linux
     print(f"peak RSS of degen scan on {size / 1e6:.0f} MB ({segments} segments): {rss / 1e6:.0f} MB = "
