@@ -27,13 +27,19 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
     # clause is low): skip the rest here, without a Python call per double.
     fewest = min(config.min_repeats_evidence, config.min_repeats_short, config.min_repeats)
     unit_end = np.minimum(runs.start + runs.period, stream.ids.size) - 1
-    unit_chars = stream.ends[unit_end] - stream.starts[runs.start] if len(runs) else runs.start
+    unit_chars = stream.end_at(unit_end) - stream.starts[runs.start] if len(runs) else runs.start
     keep = np.flatnonzero((runs.count >= fewest) | (unit_chars >= config.long_unit))
-    out = []
-    for i in keep:
-        start, period = _aligned(stream, int(runs.start[i]), int(runs.period[i]), int(runs.length[i]))
-        count = (int(runs.start[i]) + int(runs.length[i]) - start) // period
-        run_stop = int(runs.start[i]) + int(runs.length[i])
+    run_starts, periods, run_stops = runs.start[keep], runs.period[keep], (runs.start + runs.length)[keep]
+    starts = _aligned(stream, run_starts, periods, run_stops)
+    counts = (run_stops - starts) // periods
+    out, long_units = [], {}
+    for start, period, count, run_stop in zip(starts.tolist(), periods.tolist(), counts.tolist(), run_stops.tolist()):
+        if count < fewest:  # below every count rule only a clause can pass (_judge's last branches)
+            unit = (period, stream.ids[start:start + period].tobytes())  # equal ids, equal text
+            if unit not in long_units:
+                long_units[unit] = _long(stream.text(start, start + period), config)
+            if not long_units[unit]:
+                continue  # most doubles (``the the``) end here, before the costly evidence
         finding = _judge(stream, start, period, count, transcript, table, config, speaker,
                          _cut_copies(stream, start, period, run_stop))
         if finding is not None:
@@ -41,17 +47,14 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
     return out
 
 
-def _aligned(stream: Stream, start: int, period: int, length: int) -> tuple[int, int]:
-    """Start the run at a segment's first token when one falls inside its first unit:
+def _aligned(stream: Stream, start: np.ndarray, period: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Start each run at a segment's first token when one falls inside its first unit:
     a run found from ``there|Aye. Aye.`` reads better, and maps to the right segments,
-    as ``Aye.`` from the next segment on."""
-    k = int(stream.owner_index(np.asarray([start]))[0])
-    if start == int(stream.bounds[k]):
-        return start, period
-    bound = int(stream.bounds[k + 1])
-    if start < bound < start + period and start + length - bound >= 2 * period:
-        return bound, period
-    return start, period
+    as ``Aye.`` from the next segment on (all runs at once)."""
+    k = stream.owner_index(start)
+    bound = stream.bounds[np.minimum(k + 1, stream.bounds.size - 1)]
+    move = (start != stream.bounds[k]) & (start < bound) & (bound < start + period) & (stop - bound >= 2 * period)
+    return np.where(move, bound, start)
 
 
 def _cut_copies(stream: Stream, start: int, period: int, run_stop: int) -> float:

@@ -35,7 +35,7 @@ class SegmentTable:
         cols = transcript.columns()
         timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
         chars, words = streams.chars, streams.words
-        ids = streams.codes[chars.starts]
+        ids = streams.char_codes
         mask = cjk_mask(ids)
         cjk_count = np.bincount(chars.owner_index(np.flatnonzero(mask)), minlength=n)
         word_count = np.diff(words.bounds)
@@ -83,7 +83,7 @@ class SegmentTable:
         far too long for the text they carry (a model filling silence or music)."""
         found = []
         closed = self.closed[first:last + 1]
-        durations = (self.end - self.start)[first:last + 1]
+        durations = self.end[first:last + 1] - self.start[first:last + 1]  # not the whole column per call
         if last > first and (durations[closed] <= 0).any():
             found.append("zero_length")
         if (last - first + 1 >= uniform_min and durations.min() > 0

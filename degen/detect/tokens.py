@@ -94,7 +94,9 @@ class Stream:
         ids: integer token ids; equal ids are equal tokens.
         bounds: ``bounds[i]`` is the first token of the i-th text; one extra at the end.
         owners: the segment index of each text (a stream may cover some segments only).
-        source, starts, ends: each token is ``source[starts[k]:ends[k]]``.
+        source, starts, ends: each token is ``source[starts[k]:ends[k]]``; ``ends`` is
+            None where every token is one code point (``starts + 1``, not stored: the
+            character stream of most text, 4 bytes a character saved).
         joiner: what goes between tokens when turning them back into text.
     """
 
@@ -104,12 +106,18 @@ class Stream:
     owners: np.ndarray
     source: str
     starts: np.ndarray
-    ends: np.ndarray
+    ends: np.ndarray | None
     joiner: str
 
     def text(self, start: int, stop: int) -> str:
+        if self.ends is None:
+            return self.joiner.join(self.source[a] for a in self.starts[start:stop].tolist())
         return self.joiner.join(self.source[a:b] for a, b in zip(self.starts[start:stop].tolist(),
                                                                    self.ends[start:stop].tolist()))
+
+    def end_at(self, index: np.ndarray) -> np.ndarray:
+        """Where tokens ``index`` end in ``source``."""
+        return self.starts[index] + 1 if self.ends is None else self.ends[index]
 
     def owner_index(self, positions: np.ndarray) -> np.ndarray:
         """Index into ``owners``/``bounds`` of the text holding each token position."""
@@ -127,8 +135,8 @@ class Stream:
         # The chosen texts' token ranges, laid end to end, without a pass over every token.
         offsets = np.repeat(self.bounds[segments] - (np.cumsum(lengths) - lengths), lengths)
         tokens = np.arange(offsets.size, dtype=np.int64) + offsets
-        return Stream(self.name, self.ids[tokens], _bounds(lengths), self.owners[segments],
-                      self.source, self.starts[tokens], self.ends[tokens], self.joiner)
+        return Stream(self.name, self.ids[tokens], _bounds(lengths), self.owners[segments], self.source,
+                      self.starts[tokens], None if self.ends is None else self.ends[tokens], self.joiner)
 
 
 def _bounds(lengths) -> np.ndarray:
@@ -143,7 +151,7 @@ class Streams:
     words: Stream
     punct: Stream
     keys: list[str]
-    codes: np.ndarray  # the normalised text's code points (uint32), separators included
+    char_codes: np.ndarray  # the first code point of each ``chars`` token (uint32)
 
     def all(self) -> list[Stream]:
         return [self.chars, self.words, self.punct]
@@ -166,13 +174,16 @@ def build_streams(texts: list[str]) -> Streams:
 
     def stream(name, ids, starts, ends, joiner):
         # Positions as int32 (half the memory) while the text fits, as it does below 2 G.
-        starts, ends = starts.astype(position, copy=False), ends.astype(position, copy=False)
+        starts = starts.astype(position, copy=False)
+        ends = None if ends is None else ends.astype(position, copy=False)
         # Tokens per segment: where each segment's first token falls among the starts.
         cuts = np.searchsorted(starts, seps)
         lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
         return Stream(name, ids, _bounds(lengths), np.arange(n, dtype=np.int64), norm, starts, ends, joiner)
 
     chars = _chars(norm, codes, flags, stream)
+    # One code point a token: the ids are the code points already, shared, not copied.
+    char_codes = chars.ids if chars.ends is None else codes[chars.starts]
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
     keep = ((flags & WORD) != 0) | is_sep
@@ -180,14 +191,14 @@ def build_streams(texts: list[str]) -> Streams:
     if "" in keys:  # segments without content compare by their punctuation
         marks = codes[((flags & PUNCT) != 0) | is_sep].tobytes().decode("utf-32-le").split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
-    return Streams(chars, words, punct, keys, codes)
+    return Streams(chars, words, punct, keys, char_codes)
 
 
 def _chars(norm, codes, flags, stream) -> Stream:
     clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
         starts = np.flatnonzero(flags & WORD)
-        return stream("chars", codes[starts], starts, starts + 1, "")
+        return stream("chars", codes[starts], starts, None, "")
     # Real grapheme clusters (Thai, Devanagari, emoji sequences ...): the slow path.
     spans = [(m.start(), m.end()) for m in regex.finditer(r"\X", norm)]
     starts = np.fromiter((a for a, _ in spans), dtype=np.int64, count=len(spans))

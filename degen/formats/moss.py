@@ -29,7 +29,9 @@ def looks_like(text: str) -> bool:
 
 # One split does it all: each opening, with the closing stamp (and spaces) of the segment
 # before it when there is one, so that no pass over the bodies is needed afterwards.
-_SPLIT = re.compile(r"(?:\[" + _NUM + r"\]((?:(?!\[)\s)*))?\[" + _NUM + r"\]\[(S[0-9]{2,})\]")
+# "[" is factored out of the optional closing stamp, so the pattern starts with a literal
+# that re searches for quickly (same matches, same groups; the split takes half the time).
+_SPLIT = re.compile(r"\[(?:" + _NUM + r"\]((?:(?!\[)\s)*)\[)?" + _NUM + r"\]\[(S[0-9]{2,})\]")
 _TAIL = re.compile(r"\[" + _NUM + r"\](\s*)\Z")
 # A first segment whose start stamp is missing: "[S01]text[1.50][1.60][S02]...".
 _HEADLESS = re.compile(r"\A(\s*)\[(S[0-9]{2,})\](.*)\Z", re.S)
@@ -49,17 +51,22 @@ def parse_columns(text: str, listed: list | None = None):
         raise FormatError("no MOSS segment found (expected '[start][S01]text[end]')",
                           hint="check that this is MOSS-Transcribe-Diarize output")
     prefix = parts[0] + (f"[{parts[1]}]{parts[2]}" if parts[1] is not None else "")
-    starts_raw, speakers, texts = parts[3::5], parts[4::5], parts[5::5]
+    starts_raw, texts = parts[3::5], parts[5::5]
+    names: dict[str, str] = {}  # one string per speaker, not one per segment (52 bytes each)
+    speakers = [names.setdefault(s, s) for s in parts[4::5]]
     ends_raw = [e or "" for e in parts[6::5]]
     seps = [p or "" for p in parts[7::5]]
-    headless = _HEADLESS.match(parts[0])
+    head, first_end, first_sep = parts[0], parts[1], parts[2]
+    open_end = first_end is None
+    del parts  # five references a segment: not kept alive by ``build``
+    headless = _HEADLESS.match(head)
     if headless:  # read it as a segment from 0 (to its closing stamp or the next start), not hide it
         prefix = headless.group(1)
         starts_raw.insert(0, "")
         speakers.insert(0, headless.group(2))
         texts.insert(0, headless.group(3))
-        ends_raw.insert(0, parts[1] or starts_raw[1])
-        seps.insert(0, parts[2] or "")
+        ends_raw.insert(0, first_end or starts_raw[1])
+        seps.insert(0, first_sep or "")
     tail = _TAIL.search(texts[-1])
     if tail:
         texts[-1] = texts[-1][:tail.start()]
@@ -80,7 +87,7 @@ def parse_columns(text: str, listed: list | None = None):
         extra = {"raw_start": starts_raw[i]}
         if headless and i == 0:
             extra = {"raw_start": None, "headless": Span(float(starts[0]), float(ends[0])),
-                     "open_end": parts[1] is None}
+                     "open_end": open_end}
         j = i - 1 if headless else i  # the server's segment list never holds a headless segment
         if 0 <= j < len(listed) and isinstance(listed[j], dict):
             extra["json"], extra["tagged"] = listed[j], True
