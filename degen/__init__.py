@@ -43,7 +43,7 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
 def _is_path(text: str) -> bool:
     """A str is a path only when it names an existing file (or is ``-``, stdin): a
     transcript that happens to end in ".txt" is text, not a missing file."""
-    if "\n" in text or "\0" in text or len(text) > 4096:
+    if len(text) > 4096 or "\n" in text or "\0" in text:  # length first: a transcript can be megabytes
         return False
     try:
         return Path(text).is_file()

@@ -87,7 +87,7 @@ def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period:
     if not table.timed or not table.measured or count < config.min_repeats_long:
         return False
     stop = first + period * count
-    durations = (table.end - table.start)[first:stop].reshape(count, period)
+    durations = (table.end[first:stop] - table.start[first:stop]).reshape(count, period)  # the slice only
     if (durations <= 0).any():
         return False
     same = (np.abs(np.diff(durations, axis=0)) <= config.uniform_tolerance).all(axis=1)
