@@ -1,7 +1,9 @@
 """Is a repaired transcript faithful to what was said? Scores for the real-model tests and
 bench/repair_real.py, against a fixture's script (``fixtures/audio/NAME.txt``).
 
-A repair is **faithful** when no loop is left, the repetition that was really spoken is
+A repair is **faithful** when no loop is left (a flagged repetition more than 25% longer
+than the one really said: speech said 12 times is flagged by scan too, and is no loop),
+the repetition that was really spoken is
 kept (its count within 25% of the script's) and the word error rate against the script is
 at most 0.35. It is a **deletion** when it keeps fewer than 75% of the real repetitions, or
 loses words that the input had right (a script word the input matched and the output no
@@ -79,7 +81,7 @@ def _right(reference: list[str], hypothesis: list[str]) -> set[int]:
 class Verdict:
     """One repair judged against the script."""
 
-    looped: bool  # a loop is still flagged in the output
+    looped: bool  # the output still has a loop longer than the real repetition
     real: int  # copies of the repeated unit in the script
     count: int  # copies of it in a row in the output
     wer: float
@@ -98,13 +100,14 @@ class Verdict:
         return self.count < (1 - COUNT_TOLERANCE) * self.real or bool(self.lost)
 
 
-def judge(script: str, before: str, after: str, looped: bool) -> Verdict:
+def judge(script: str, before: str, after: str, loop_counts: list[int]) -> Verdict:
     """``after`` (the repaired text) against ``script`` (what was said) and ``before`` (the
-    input's text). ``looped``: whether the output still has a loop (from ``degen.scan``)."""
+    input's text). ``loop_counts``: the count of each loop ``degen.scan`` flags in ``after``."""
     reference, was, now = tokens(script), tokens(before), tokens(after)
     unit, real = repeated_unit(reference)
     repeat = _repeat_positions(unit, reference)
     lost = sorted(_right(reference, was) - _kept(reference, now) - repeat)
+    looped = any(count > (1 + COUNT_TOLERANCE) * real for count in loop_counts)
     return Verdict(looped, real, longest_run(unit, now), wer(reference, now), tuple(reference[i] for i in lost))
 
 
