@@ -123,6 +123,7 @@ def benchmark(make_decoder, cases, seeds: int) -> list[str]:
 
 def _table(rows, per_seed, cases, seeds, seconds) -> list[str]:
     models = sorted({model for _, model, *_ in cases})
+    model_of = {name: model for name, model, *_ in cases}
     lines = [f"{len(cases)} looping fixtures ({', '.join(models)}) x {seeds} seeds; {seconds:.1f} s of audio a seed",
              f"{'method':<17} {'faithful':>9} {'per seed':>16} {'deletions':>9} {'mean WER':>13} "
              f"{'audio decoded':>13} {'wall s':>7}"]
@@ -136,10 +137,16 @@ def _table(rows, per_seed, cases, seeds, seconds) -> list[str]:
         lines.append(f"{method:<17} {faithful:>4}/{len(r):<4} {per:>16} {sum(v.deletion for _, v, *_ in r):>9} "
                      f"{statistics.mean(v.wer for _, v, *_ in r):>7.2f} ±{spread:.2f} {decoded:>12.0%} "
                      f"{sum(x[3] for x in r):>7.1f}")
-    lines += ["", "per fixture, faithful of seeds (degen / 0.1 only / fallback):"]
+    for model in models:
+        lines.append(f"  {model}: " + "; ".join(
+            f"{method} {sum(v.faithful for n, v, *_ in rows[method] if model_of[n] == model)}/"
+            f"{sum(model_of[n] == model for n, *_ in rows[method])} faithful, "
+            f"{sum(v.deletion for n, v, *_ in rows[method] if model_of[n] == model)} deletions" for method in METHODS))
+    lines += ["", "per fixture, faithful (deletions) of seeds: degen / 0.1 only / fallback"]
     for name, model, *_ in cases:
-        cells = [sum(v.faithful for n, v, *_ in rows[m] if n == name) for m in METHODS]
-        lines.append(f"  {name:<14} {model:<8} " + " / ".join(map(str, cells)))
+        cells = [f"{sum(v.faithful for n, v, *_ in rows[m] if n == name)} ({sum(v.deletion for n, v, *_ in rows[m] if n == name)})"
+                 for m in METHODS]
+        lines.append(f"  {name:<14} {model:<8} " + " / ".join(cells))
     return lines
 
 
