@@ -7,7 +7,11 @@ decodes at most 8 requests at once (the seed saw long audio saturate at 8), on t
     the flagged share plus padding (target: at most 1.3x that, under 20% of a full run);
   - wall time against a full re-transcription at temperature 0.1;
   - the speed-up of --concurrency 8 over --concurrency 1;
-  - for speaker anchoring off / 8 s / 15 s (the default): cost and speakers right.
+  - for speaker anchoring off / 8 s / 15 s (the default): cost, speakers right, and
+    segments restored (the repaired transcript's text equals the clean one's);
+  - against servers that answer empty, every other answer empty, garbage, other audio's
+    text, or half the clip: segments the input had right that are lost (target 0), and
+    segments restored.
 Usage: python bench/fix_cost.py [--rate 0.002]
 """
 
@@ -39,6 +43,35 @@ def run_fix(server, audio, concurrency, anchor):
     return result, time.perf_counter() - start
 
 
+def restored(result) -> float:
+    """Share of the clean transcript's segments present, text and start, in the output."""
+    truth = degen.read(SEED / "clean.json")
+    out = {(round(s.span.start, 1), s.text) for s in result.transcript}
+    return sum((round(s.span.start, 1), s.text) in out for s in truth) / len(truth)
+
+
+def lost_right(result, original, flagged) -> int:
+    """Segments of the input no finding flagged that are not in the output."""
+    out = {(s.span.start, s.text) for s in result.transcript}
+    return sum((s.span.start, s.text) not in out for i, s in enumerate(original) if i not in flagged)
+
+
+def faults_table(samples, rate, wav, audio) -> list[tuple]:
+    from degen.testing import Faults
+    original = degen.read(SEED / "degenerate.json")
+    report = degen.scan(original, audio_duration=audio.duration)
+    flagged = {i for f in report.flagged if f.segments for i in range(f.segments[0], f.segments[1] + 1)}
+    rows = []
+    for name, faults in (("empty", Faults(empty=10**6)), ("every other empty", Faults(every_other_empty=True)),
+                         ("garbage", Faults(garbage=10**6)), ("wrong audio's text", Faults(wrong=10**6)),
+                         ("half the clip", Faults(short=10**6))):
+        with TestServer(Session.load(SEED / "truth.json", samples, rate), faults=faults) as server:
+            result = degen.fix(original, audio=audio, transcriber=server.url)
+        rows.append((name, lost_right(result, original, flagged), restored(result),
+                     sum(o.status == "repaired" for o in result.outcomes), len(result.outcomes)))
+    return rows
+
+
 def speakers_right(result) -> float:
     truth = degen.read(SEED / "clean.json")
     pairs = list(zip(result.transcript, truth))
@@ -68,18 +101,22 @@ def main() -> None:
                 result, wall = run_fix(server, audio, 8, anchor)
                 rows.append((anchor, result, wall))
             serial, serial_wall = run_fix(server, audio, 1, 15.0)
+        faults = faults_table(samples, rate, wav, audio)
     print(f"session: {duration:.0f} s of audio; flagged {flagged:.1f} s ({flagged / duration:.1%}); "
           f"planned spans with padding {padded:.1f} s ({padded / duration:.1%})")
     print(f"full re-transcription at 0.1: {duration:.0f} s decoded, wall {full_wall:.2f} s")
     print(f"{'anchor':>7} {'decoded s':>10} {'of full':>8} {'x planned':>10} {'wall s':>7} {'x full wall':>11} "
-          f"{'speakers right':>15} {'clean after':>12}")
+          f"{'speakers right':>15} {'restored':>9} {'clean after':>12}")
     for anchor, result, wall in rows:
         print(f"{anchor:>7.0f} {result.seconds_decoded:>10.1f} {result.seconds_decoded / duration:>8.1%} "
               f"{result.seconds_decoded / padded:>10.2f} {wall:>7.2f} {wall / full_wall:>11.2f} "
-              f"{speakers_right(result):>15.1%} {str(not result.after.degenerate):>12}")
+              f"{speakers_right(result):>15.1%} {restored(result):>9.1%} {str(not result.after.degenerate):>12}")
     fast_wall = rows[-1][2]
     print(f"--concurrency 8 vs 1 (anchor 15 s): {serial_wall:.2f} s / {fast_wall:.2f} s = "
           f"{serial_wall / fast_wall:.1f}x faster")
+    print(f"{'faulty server':>20} {'right segments lost':>20} {'restored':>9} {'spans repaired':>15}")
+    for name, lost, share, repaired, spans in faults:
+        print(f"{name:>20} {lost:>20} {share:>9.1%} {repaired:>9} of {spans}")
 
 
 if __name__ == "__main__":

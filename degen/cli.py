@@ -141,6 +141,8 @@ def _default_out(path: Path) -> Path:
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
 @click.option("--anchor-seconds", type=click.FloatRange(0), default=15.0, show_default=True,
               help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
+@click.option("--vad", type=click.Choice(["energy", "silero"]), default="energy", show_default=True,
+              help="Voice activity detector the answers are judged against (silero needs faster-whisper).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
 @click.option("--timeout", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds per request.")
@@ -151,7 +153,7 @@ def _default_out(path: Path) -> Path:
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
 def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, schedule, repetition_penalty,
-        concurrency, pad, max_span, anchor_seconds, journal_path, timeout, in_place, dry_run, fmt, html_path,
+        concurrency, pad, max_span, anchor_seconds, vad, journal_path, timeout, in_place, dry_run, fmt, html_path,
         **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
 
@@ -164,20 +166,21 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from .repair.client import HttpTranscriber
     from .repair.journal import Journal, file_fingerprint, fingerprint
     from .repair.plan import make_plan
-    from .repair.policy import Policy, Step, parse_schedule
+    from .repair.policy import Policy
     from . import scan as scan_one
     config = config_from(options)
-    steps = parse_schedule(schedule)
-    if repetition_penalty is not None:
-        steps = tuple(Step(s.temperature, repetition_penalty, s.context) for s in steps)
-    policy = Policy.from_options(config=config, anchor_seconds=anchor_seconds, steps=steps)
+    from .repair.evidence import EvidenceConfig
+    from .repair.vad import make_vad
+    make_vad(vad)  # an unusable choice is an argument error now, not after the server work
+    policy = Policy.from_options(schedule, repetition_penalty=repetition_penalty, config=config,
+                                 anchor_seconds=anchor_seconds, evidence=EvidenceConfig(vad=vad))
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)
     if dry_run:
         report = scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path))
         plan = make_plan(transcript, report.flagged, audio.duration, pad=pad, max_span=max_span)
-        _print_plan(plan, audio.duration)
+        _print_plan(plan, transcript, audio, policy)
         sys.exit(EXIT_CLEAN)
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
@@ -190,30 +193,55 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
                            str(max_span), repr(config))
     journal = Journal(journal_path, identity)
-    result = _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span,
-                      concurrency, journal)
+    try:
+        result = _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span,
+                          concurrency, journal)
+    except KeyboardInterrupt:
+        _interrupted(journal)
     _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path)
-    journal.finish()
-    _print_summary(result, out_path)
+    if not result.unresolved:
+        journal.finish()  # kept otherwise: the next run sends only what is missing
+    _print_summary(result, out_path, journal if result.unresolved else None)
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
 
 
 def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal):
+    """The repair with a progress bar on stderr, drawn only once a span is done (a run
+    with nothing to send draws none)."""
     import time
     started = time.monotonic()
-    state = {"attempts": 0}
-    with click.progressbar(length=1, label="re-decoding spans", file=sys.stderr,
-                           item_show_func=lambda _: f"{state['attempts']} attempts, "
-                                                    f"{time.monotonic() - started:.0f}s") as bar:
-        def progress(outcome, done, total):
-            state["attempts"] += len(outcome.attempts)
-            bar.length = max(total, 1)
-            bar.update(1)
+    state = {"attempts": 0, "bar": None}
 
-        result = fix_transcript(transcript, audio=audio, transcriber=transcribers, policy=policy, config=config,
-                                pad=pad, max_span=max_span, concurrency=concurrency, journal=journal,
-                                progress=progress)
-    return result
+    def progress(outcome, done, total):
+        state["attempts"] += len(outcome.attempts)
+        if state["bar"] is None:
+            state["bar"] = click.progressbar(length=total, label="re-decoding spans", file=sys.stderr,
+                                             item_show_func=lambda _: f"{_plural(state['attempts'], 'attempt')}, "
+                                                                      f"{time.monotonic() - started:.0f}s")
+            state["bar"].__enter__()
+        state["bar"].update(1)
+
+    try:
+        return fix_transcript(transcript, audio=audio, transcriber=transcribers, policy=policy, config=config,
+                              pad=pad, max_span=max_span, concurrency=concurrency, journal=journal,
+                              progress=progress)
+    finally:
+        if state["bar"] is not None:
+            state["bar"].__exit__(None, None, None)
+
+
+def _interrupted(journal) -> None:
+    """Ctrl-C: requests in flight are abandoned (not waited for), the journal is closed
+    on a whole line, and the process ends at once with 130. ``os._exit`` because the
+    worker threads may sit in an HTTP read for minutes and Python would join them."""
+    import os
+    journal.close()
+    finished = sum(len(v) for v in journal.done.values())
+    click.echo(f"\ndegen: interrupted; {_plural(finished, 'finished attempt')} kept in {journal.path}: "
+               f"run the same command again to resume", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path):
@@ -238,25 +266,52 @@ def _metrics_line(m) -> str:
             f"worst repetition {worst}")
 
 
-def _print_summary(result, out_path) -> None:
-    share = result.seconds_decoded / result.audio_seconds if result.audio_seconds else 0.0
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _print_summary(result, out_path, kept_journal=None) -> None:
+    spans = len(result.plan.spans)
     repaired = sum(o.status == "repaired" for o in result.outcomes)
-    click.echo(f"{out_path}: {len(result.plan.spans)} spans flagged, {repaired} repaired, "
-               f"{len(result.unresolved)} unresolved; re-decoded {result.seconds_decoded:.1f}s of "
-               f"{result.audio_seconds:.1f}s of audio ({share:.1%})")
+    head = (f"{out_path}: {_plural(spans, 'span')} flagged, {repaired} repaired, "
+            f"{len(result.unresolved)} unresolved")
+    if result.requests_sent:
+        share = result.seconds_decoded / result.audio_seconds if result.audio_seconds else 0.0
+        head += (f"; sent {result.seconds_decoded:.1f}s of {result.audio_seconds:.1f}s of audio ({share:.1%}) "
+                 f"in {_plural(result.requests_sent, 'request')}")
+        if result.seconds_refused:
+            head += f", {result.seconds_refused:.1f}s of it refused by a busy server (never decoded)"
+    else:
+        head += "; nothing sent"
+    if result.seconds_replayed:
+        head += f"; {result.seconds_replayed:.1f}s of answers replayed from the journal"
+    click.echo(head)
     for o in result.unresolved:
-        click.echo(f"  unresolved {o.rs.core.start:.2f}-{o.rs.core.end:.2f}s: {o.reason}")
+        click.echo(f"  {o.status} {o.rs.core.start:.2f}-{o.rs.core.end:.2f}s: {o.reason}")
     for f in result.plan.unrepairable:
         click.echo(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}")
+    if kept_journal is not None and kept_journal.path is not None:
+        click.echo(f"  journal kept: {kept_journal.path} (the same command sends only what is missing)")
     click.echo(f"  before: {_metrics_line(result.before.metrics)}")
     click.echo(f"  after:  {_metrics_line(result.after.metrics)}")
 
 
-def _print_plan(plan, audio_seconds: float) -> None:
-    share = plan.seconds / audio_seconds if audio_seconds else 0.0
-    click.echo(f"plan: {len(plan.spans)} spans, {plan.seconds:.1f}s of {audio_seconds:.1f}s of audio ({share:.1%})")
-    for rs in plan.spans:
-        click.echo(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  {'; '.join(rs.reasons)}")
+def _print_plan(plan, transcript, audio, policy) -> None:
+    from .repair.fix import preview
+    seen = preview(transcript, plan, audio, policy)
+    total = audio.duration or 1.0
+    first, anchored = seen.first_seconds, seen.anchored_seconds
+    click.echo(f"plan: {_plural(len(plan.spans), 'span')}, {plan.seconds:.1f}s of {audio.duration:.1f}s of audio "
+               f"flagged with padding ({plan.seconds / total:.1%})")
+    if plan.spans:
+        click.echo(f"  first requests send {first:.1f}s ({first / total:.1%}: padding, a clean witness "
+                   f"segment each, stretch anchors); speaker anchors, when an answer needs them, up to "
+                   f"{anchored:.1f}s more ({(first + anchored) / total:.1%} in all); later steps resend a span "
+                   f"only when its answer is rejected")
+    for rs, clip, extra in seen.clips:
+        more = f" (+ anchors {extra.start:.2f}-{extra.end:.2f}s)" if extra else ""
+        click.echo(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip.start:.2f}-{clip.end:.2f}s{more}  "
+                   f"{'; '.join(rs.reasons)}")
     for f in plan.unrepairable:
         click.echo(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}")
 

@@ -114,6 +114,51 @@ def test_dry_run_sends_nothing(make_server, seed_audio):
                                        "--server", server.url, "--dry-run"])
     assert result.exit_code == 0 and "plan: 10 spans" in result.output
     assert server.stats.requests == 0
+    assert "first requests send" in result.output and "+ anchors" in result.output
+
+
+def test_dry_run_shows_what_the_run_sends(make_server, seed_audio):
+    import re
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--dry-run"])
+    first, more = (float(x) for x in re.search(r"send ([\d.]+)s .*up to ([\d.]+)s more", result.output).groups())
+    server = make_server()
+    run = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=server.url)
+    # The run sends every first request, and anchors only where an answer needs them.
+    assert first <= run.seconds_decoded <= first + more + 1.0
+
+
+def test_a_clean_transcript_sends_nothing_and_says_so(make_server, seed_audio, tmp_path):
+    clean = tmp_path / "clean.json"
+    clean.write_bytes((SEED / "clean.json").read_bytes())
+    server = make_server()
+    result = CliRunner().invoke(main, ["fix", str(clean), "--audio", str(seed_audio),
+                                       "--server", server.url, "--out", str(tmp_path / "o.json")])
+    assert result.exit_code == 0 and "0 spans flagged" in result.output and "nothing sent" in result.output
+    assert "re-decoding" not in result.output and server.stats.transcriptions == 0
+
+
+def test_one_span_reads_in_the_singular(make_server, seed_audio, tmp_path):
+    import soundfile as sf
+    one, wav = tmp_path / "one.json", tmp_path / "one.wav"
+    t = degen.read(SEED / "degenerate.json")
+    keep = [s for s in t.segments if 700 < s.span.start and s.span.end < 1300]  # the char loop only
+    degen.write(t.with_segments(keep), one)
+    samples, rate = sf.read(str(seed_audio), dtype="int16", frames=1305 * 8000)
+    sf.write(str(wav), samples, rate, subtype="PCM_16")
+    server = make_server()
+    result = CliRunner().invoke(main, ["fix", str(one), "--audio", str(wav), "--server", server.url,
+                                       "--out", str(tmp_path / "o.json")])
+    assert "1 span flagged, 1 repaired" in result.output, result.output
+    assert "1 spans" not in result.output and " 1 requests" not in result.output
+
+
+def test_policy_is_built_in_one_place():
+    from degen.repair.policy import ESCALATION, Step
+    assert Policy.from_options().steps == ESCALATION
+    penalised = Policy.from_options("0.1,0.4+c4", repetition_penalty=1.2)
+    assert penalised.steps == (Step(0.1, 1.2), Step(0.4, 1.2, 4.0))  # the penalty is never ignored
+    assert Policy.from_options((0.1, 0.2)).steps == (Step(0.1), Step(0.2))
+    assert Policy(budget_per_second=10, budget_floor=50).token_budget(30.0) == 300
 
 
 def test_in_place_keeps_a_backup(make_server, seed_audio, tmp_path):
@@ -214,3 +259,127 @@ def test_spans_are_spread_over_several_servers(make_server, seed_audio):
     result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=[one.url, two.url])
     assert not result.after.degenerate
     assert one.stats.transcriptions > 0 and two.stats.transcriptions > 0
+
+
+# --- Answers that would lose text -------------------------------------------------
+
+def _flagged_indices(path):
+    report = degen.scan(path)
+    return {i for f in report.flagged if f.segments for i in range(f.segments[0], f.segments[1] + 1)}
+
+
+@pytest.mark.parametrize("faults", [
+    Faults(empty=10_000), Faults(every_other_empty=True), Faults(garbage=10_000), Faults(wrong=10_000),
+    Faults(short=10_000),
+], ids=["empty", "every-other-empty", "garbage", "wrong", "short"])
+def test_a_faulty_server_never_loses_a_segment_the_input_had_right(make_server, seed_audio, faults):
+    server = make_server(faults=faults)
+    original = degen.read(SEED / "degenerate.json")
+    truth = degen.read(SEED / "clean.json")
+    flagged = _flagged_indices(SEED / "degenerate.json")
+    result = degen.fix(original, audio=seed_audio, transcriber=server.url)
+    out = {(round(s.span.start, 2), s.text) for s in result.transcript}
+    right = [s for i, s in enumerate(original) if i not in flagged]
+    assert all((round(s.span.start, 2), s.text) in out for s in right)
+    for o in result.outcomes:
+        if o.placed is not None:  # accepted: faithful and whole, never a deletion or another clip's words
+            assert o.status == "repaired"
+            said = [s.text for s in truth if o.rs.core.start <= (s.span.start + s.span.end) / 2 <= o.rs.core.end]
+            assert [s.text for s in o.placed.segments] == said, o.reason
+    if faults.empty or faults.garbage or faults.wrong or faults.short:
+        assert not result.edits and len(result.unresolved) == len(result.plan.spans)
+
+
+# --- Resume, cost and Ctrl-C -------------------------------------------------------
+
+def test_transient_errors_are_retried_on_the_next_run_not_replayed(make_server, seed_audio, tmp_path):
+    from degen.repair.client import HttpTranscriber
+    path = tmp_path / "journal.jsonl"
+    busy = make_server(faults=Faults(unavailable=10_000))
+    first = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=HttpTranscriber(busy.url, retries=0),
+                      journal=Journal(path, "same"))
+    assert len(first.unresolved) == len(first.plan.spans) and not first.edits
+    assert all("server error" in o.reason or "not repaired" in o.reason for o in first.unresolved)
+    # Every request was sent and refused: counted as sent, reported apart.
+    assert first.requests_sent == busy.stats.requests > 0
+    assert first.seconds_refused == pytest.approx(first.seconds_decoded) and first.seconds_decoded > 0
+    healthy = make_server()
+    second = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=healthy.url,
+                       journal=Journal(path, "same"))
+    assert not second.unresolved and healthy.stats.transcriptions >= len(second.plan.spans)
+    assert second.seconds_replayed == 0
+
+
+def test_unresolved_spans_keep_the_journal_and_the_next_run_sends_nothing_again(make_server, seed_audio, tmp_path):
+    out = tmp_path / "o.json"
+    journal = tmp_path / "o.json.degen-journal.jsonl"
+    args = ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--out", str(out)]
+    worse = make_server(faults=Faults(always_worse=True))
+    first = CliRunner().invoke(main, [*args, "--server", worse.url])
+    assert first.exit_code == 1 and journal.exists() and "journal kept" in first.output
+    again = make_server(faults=Faults(always_worse=True))
+    second = CliRunner().invoke(main, [*args, "--server", again.url])
+    assert second.exit_code == 1 and again.stats.transcriptions == 0
+    assert "nothing sent" in second.output and "replayed from the journal" in second.output
+
+
+class _Retrying:
+    """A transcriber that retries dropped connections itself and says how many requests
+    each answer took (the HTTP client's ``requests_sent``)."""
+
+    def __init__(self, url):
+        from degen.repair.client import HttpTranscriber
+        self.inner, self.base_url = HttpTranscriber(url, retries=0), url
+
+    def transcribe(self, request):
+        from types import SimpleNamespace
+        from degen.errors import ServerError
+        for tries in range(1, 10):
+            try:
+                response = self.inner.transcribe(request)
+            except ServerError:
+                continue
+            return SimpleNamespace(text=response.text, response_format=response.response_format,
+                                   requests_sent=tries)
+        raise AssertionError("the test server dropped more than it was told to")
+
+
+def test_audio_decoded_counts_every_request_sent(make_server, seed_audio):
+    server = make_server(faults=Faults(drop=3))
+    result = degen.fix(SEED / "degenerate.json", audio=seed_audio, transcriber=_Retrying(server.url), concurrency=2)
+    assert result.requests_sent == server.stats.requests == server.stats.transcriptions + 3
+    # The dropped requests carried audio too, though the server never decoded it.
+    assert result.seconds_decoded > server.stats.audio_seconds
+
+
+def test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes(make_server, seed_audio, tmp_path):
+    reference = tmp_path / "reference.json"
+    args = [str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--concurrency", "2"]
+    fast = make_server()
+    CliRunner().invoke(main, ["fix", *args, "--server", fast.url, "--out", str(reference)])
+    full = fast.stats.transcriptions
+
+    slow = make_server(decode_seconds_per_second=0.2)  # a 30 s clip takes 6 s: always something in flight
+    out = tmp_path / "fixed.json"
+    journal = tmp_path / "fixed.json.degen-journal.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", slow.url, "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < 3):
+        time.sleep(0.05)
+    sent_at = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent_at < 2.0
+    assert proc.returncode == 130 and b"interrupted" in err and b"resume" in err
+    assert not out.exists() and journal.exists()
+    lines = journal.read_bytes().splitlines()
+    assert all(orjson.loads(line) for line in lines)  # whole lines only
+    done = len(lines) - 1
+    assert done >= 2
+
+    resumed = make_server()
+    result = CliRunner().invoke(main, ["fix", *args, "--server", resumed.url, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert resumed.stats.transcriptions <= full - done, (sorted(p.name for p in tmp_path.iterdir()), lines, result.output)
+    assert out.read_bytes() == reference.read_bytes()

@@ -82,3 +82,52 @@ def test_unknown_fields_are_dropped_and_penalty_ignored_when_not_honoured(make_s
     assert reply.status_code == 200 and server.stats.forms[-1]["repetition_penalty"] == "1.1"
     bad = post(server, {"repetition_penalty": "7"}, {"file": ("c.wav", clip, "audio/wav")})
     assert bad.status_code == 200  # not even validated: the field never reaches the model
+
+
+def test_sampled_answers_are_reproducible_under_concurrency(seed_samples, seed_audio):
+    """Each request draws from a generator of its own: the same requests give the same
+    answers whatever order concurrent threads run them in."""
+    from concurrent.futures import ThreadPoolExecutor
+    from degen.testing import Session, TestServer
+    regions = [r for r in TRUTH["degenerate_regions"]]
+    audio = Audio.open(seed_audio)
+    clips = [audio.clip(Span(r["start"], r["end"] + 1.0)) for r in regions] * 3
+
+    def run(workers):
+        session = Session.load(FIXTURES / "seed" / "truth.json", *seed_samples, loop_probability=0.5, seed=3)
+        with TestServer(session) as server, ThreadPoolExecutor(workers) as pool:
+            ask = lambda c: post(server, {"temperature": "0.3"}, {"file": ("c.wav", c, "audio/wav")}).json()["text"]
+            texts = list(pool.map(ask, clips))
+        return sorted(texts), sum("的" * 30 in t or len(t) > 2000 for t in texts)
+
+    one, many = run(1), run(8)
+    assert one == many
+    assert 0 < one[1] < len(clips)  # some answers loop, some do not: the draws are real
+
+
+@pytest.mark.parametrize("fault, check", [
+    ("empty", lambda text, clean: text == ""),
+    ("garbage", lambda text, clean: text and not any(s in text for s in clean)),
+    ("wrong", lambda text, clean: text and not any(s in text for s in clean)),
+    ("short", lambda text, clean: 0 < len(text) < len(clean[0])),
+])
+def test_faults_that_answer_200(make_server, seed_audio, fault, check):
+    from degen.testing import Faults
+    first = TRUTH["segments"][10]["start"]
+    clip = Audio.open(seed_audio).clip(Span(first, first + 30.0))
+    clean = make_server()
+    files = {"file": ("c.wav", clip, "audio/wav")}
+    right = post(clean, {"temperature": "0"}, files).json()["text"]
+    server = make_server(faults=Faults(**{fault: 1}))
+    text = post(server, {"temperature": "0"}, files).json()["text"]
+    sentences = [s["text"] for s in TRUTH["segments"] if first <= s["start"] and s["end"] <= first + 30.0]
+    assert check(text, [right] if fault == "short" else sentences)
+    assert post(server, {"temperature": "0"}, files).json()["text"] == right  # only the first N
+
+
+def test_every_other_answer_empty(make_server, clip):
+    from degen.testing import Faults
+    server = make_server(faults=Faults(every_other_empty=True))
+    texts = [post(server, {"temperature": "0"}, {"file": ("c.wav", clip, "audio/wav")}).json()["text"]
+             for _ in range(4)]
+    assert [bool(t) for t in texts] == [True, False, True, False]

@@ -1,5 +1,6 @@
 """Splice properties: order, untouched outside, identity on an identical candidate."""
 
+import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from degen.model import Segment, Span, Transcript
@@ -84,3 +85,63 @@ def test_plan_pads_merges_and_splits():
     assert all(rs.core.duration <= 30.0 for rs in plan.spans)
     assert [rs.segments for rs in plan.spans[1:]] == [(10, 24), (25, 39), (40, 40)]
     assert plan.spans[0].span == Span(3.5, 10.0)
+
+
+# --- Seams: the chunks of one long stretch join without a sentence twice or lost ------
+
+SENTENCES = [" ".join(w * (1 + i % 3) for w in (f"w{i}a", f"w{i}b", f"w{i}c")) for i in range(40)]
+
+
+@st.composite
+def long_stretches(draw):
+    """A stretch of sentences, split by the plan into chunks, and a model whose times
+    wobble: the same sentence may sit on either side of a cut in two answers."""
+    n = draw(st.integers(12, 30))
+    t, segs = 0.0, []
+    for i in range(n):
+        start = round(t + draw(st.integers(10, 150)) / 100, 2)
+        end = round(start + draw(st.integers(150, 600)) / 100, 2)
+        segs.append(Segment(Span(start, end), "S01", SENTENCES[i]))
+        t = end
+    wobble = draw(st.sampled_from([0.0, 0.4, 1.0]))
+    # What the looping decoder wrote over it: segments of its own, unrelated to the sentences.
+    step = draw(st.integers(200, 900)) / 100
+    loop = [Segment(Span(round(a, 2), round(min(a + step, t), 2)), "S01", "no no no no")
+            for a in np.arange(segs[0].span.start, t, step).tolist()]
+    return (Transcript(tuple(segs), "moss"), Transcript(tuple(loop), "moss"), wobble,
+            draw(st.randoms(use_true_random=False)))
+
+
+def answer(truth: Transcript, clip: Span, wobble: float, rng) -> Transcript:
+    """What a model says for a clip: every sentence whose middle it holds, times moved by
+    up to ``wobble`` seconds, relative to the clip, cut at its edges."""
+    out = []
+    for s in truth:
+        if clip.start <= (s.span.start + s.span.end) / 2 + rng.uniform(-wobble, wobble) <= clip.end:
+            a = min(max(s.span.start + rng.uniform(-wobble, wobble) - clip.start, 0.0), clip.duration)
+            b = min(max(s.span.end + rng.uniform(-wobble, wobble) - clip.start, a), clip.duration)
+            out.append(Segment(Span(round(a, 3), round(b, 3)), "S01", s.text))
+    return Transcript(tuple(out), "moss")
+
+
+@settings(max_examples=150, deadline=None)
+@given(long_stretches())
+def test_chunks_of_a_long_stretch_join_without_writing_a_sentence_twice(case):
+    from degen.detect.finding import Finding
+    truth, looping, wobble, rng = case
+    loop = Finding("segment_loop", "high", Span(looping[0].span.start, looping.end), (0, len(looping) - 1))
+    plan = make_plan(looping, [loop], audio_duration=truth.end + 10, pad=0.5, max_span=30.0)
+    replacements, prior = [], ()
+    for rs in plan.spans:
+        # The clip reaches back into the part before, as a repair sends it.
+        clip = Span(max(rs.limit.start, rs.span.start - 15.0) if rs.core.start > rs.limit.start else rs.span.start,
+                    rs.span.end)
+        placed = place(answer(truth, clip, wobble, rng), rs, looping, clip, frozenset(range(len(looping))), prior)
+        replacements.append(Replacement(rs, closed(placed.segments)))
+        prior = placed.segments
+    out = apply(looping, replacements)
+    texts = [s.text for s in out]
+    assert len(texts) == len(set(texts))  # nothing written twice
+    assert texts == [s.text for s in truth]  # nothing lost, in order
+    for x, y in zip(out, out.segments[1:]):
+        assert x.span.start <= y.span.start

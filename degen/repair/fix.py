@@ -1,359 +1,330 @@
-"""Fix: re-decode the flagged spans, judge, splice, and account for every attempt.
+"""Fix: re-decode the flagged spans, judge each answer on the evidence, splice, account.
 
-    plan ─▶ for each span (bounded pool): steps of the policy until a clean candidate
-              └ journal each attempt ─▶ judge ─▶ keep clean / strictly better / original
-    ─▶ apply replacements ─▶ rescan ─▶ FixResult (edits, attempts, before/after metrics)
+    plan ─▶ for each span (bounded pool), until an answer is faithful:
+              choose the next attempt ─▶ send it (journaled) ─▶ judge it against the
+              voiced audio, the original's clean text and the other answers
+    ─▶ apply the accepted answers ─▶ rescan ─▶ FixResult (edits, attempts, evidence, cost)
+
+A span whose answers are all unfaithful keeps its original text and is reported
+unresolved: an answer that deletes speech is never traded for a loop.
 """
 
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..errors import FormatError, ServerError, ServerRejected
-from ..model import Segment, Span, Transcript
+from ..errors import FormatError
+from ..model import Segment, Transcript
 from ..report import Report
 from .audio import Audio
-from .client import Request, Transcriber, max_new_tokens_for
+from .client import Transcriber
+from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, preview, witness  # noqa: F401
+from .evidence import Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .journal import Journal
-from .plan import Plan, RepairSpan, make_plan
-from .policy import Policy, Step, Verdict, judge
+from .plan import RepairSpan, make_plan
+from .policy import Policy, Step
+from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
+from .send import Sender, Sent
 from .splice import Placed, Replacement, apply, closed, parse_candidate, place
+from .vad import make_vad
+
+INF = float("inf")
 
 
 @dataclass(frozen=True)
-class Attempt:
-    """One request for one span, and what came of it."""
+class Tried:
+    """An attempt with its number in the schedule and its placement in the transcript."""
 
-    step: Step
-    clip: Span
-    server: str
-    max_new_tokens: int
-    verdict: Verdict | None
-    error: str | None = None
-    accepted: bool = False
-    anchored: bool = False
-
-    def to_dict(self) -> dict:
-        return {**self.step.to_dict(), "clip": [round(self.clip.start, 3), round(self.clip.end, 3)],
-                "server": self.server, "max_new_tokens": self.max_new_tokens, "accepted": self.accepted,
-                "anchored": self.anchored, "error": self.error,
-                "verdict": self.verdict.to_dict() if self.verdict else None}
-
-
-@dataclass(frozen=True)
-class Edit:
-    """A change made to the transcript, with its audit trail."""
-
-    span: Span
-    before: tuple[Segment, ...]
-    after: tuple[Segment, ...]
-    attempts: tuple[Attempt, ...]
-    reason: str
-
-    def to_dict(self) -> dict:
-        seg = lambda s: {"start": s.span.start, "end": s.span.end, "speaker": s.speaker, "text": s.text}
-        return {"start": round(self.span.start, 3), "end": round(self.span.end, 3), "reason": self.reason,
-                "before": [seg(s) for s in self.before], "after": [seg(s) for s in self.after],
-                "attempts": [a.to_dict() for a in self.attempts]}
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one repair span: "repaired" (a clean candidate), "improved"
-    (strictly better but not clean) or "unresolved" (the original kept)."""
-
-    rs: RepairSpan
-    status: str
-    reason: str
-    attempts: tuple[Attempt, ...]
-    placed: Placed | None = None
-
-
-@dataclass(frozen=True)
-class FixResult:
-    transcript: Transcript
-    plan: Plan
-    outcomes: tuple[Outcome, ...]
-    edits: tuple[Edit, ...]
-    before: Report
-    after: Report
-    audio_seconds: float
-    seconds_decoded: float = 0.0
-
-    @property
-    def unresolved(self) -> tuple[Outcome, ...]:
-        return tuple(o for o in self.outcomes if o.status != "repaired")
-
-    def to_dict(self) -> dict:
-        return {
-            "spans_flagged": len(self.plan.spans),
-            "repaired": sum(o.status == "repaired" for o in self.outcomes),
-            "improved": sum(o.status == "improved" for o in self.outcomes),
-            "unresolved": [{**o.rs.to_dict(), "status": o.status, "why": o.reason} for o in self.unresolved],
-            "unrepairable": [f.to_dict() for f in self.plan.unrepairable],
-            "seconds_decoded": round(self.seconds_decoded, 3), "audio_seconds": round(self.audio_seconds, 3),
-            "before": self.before.metrics.to_dict(), "after": self.after.metrics.to_dict(),
-            "plan": [rs.to_dict() for rs in self.plan.spans],
-            "edits": [e.to_dict() for e in self.edits],
-        }
-
-
-@dataclass
-class _Run:
-    """Everything the span workers share."""
-
-    original: Transcript
-    audio: Audio
-    transcribers: Sequence[Transcriber]
-    policy: Policy
-    journal: Journal
-    progress: Callable[[Outcome, int, int], None] | None
-    total: int = 0
-    suspect: frozenset[int] = frozenset()  # indices of every segment the plan replaces
-    done: int = 0
-    penalty_ignored: set = field(default_factory=set)  # ids of transcribers that drop the penalty
-    slots: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(8))  # requests in flight
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    number: int
+    attempt: Attempt
+    placed: Placed | None
+    body: str | None
 
 
 def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcriber], *, policy: Policy,
            findings, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0, concurrency: int = 8,
            journal: Journal | None = None, progress: Callable[[Outcome, int, int], None] | None = None,
            before: Report, rescan: Callable[[Transcript], Report]) -> FixResult:
-    """Repair ``findings`` in ``transcript`` (the public entry point is ``degen.fix``)."""
+    """Repair ``findings`` in ``transcript`` (the public entry point is ``degen.fix``).
+
+    On KeyboardInterrupt the run is cancelled at once: requests not yet sent are
+    dropped, answers still in flight are not waited for or journaled, and the
+    interrupt is raised again (the journal holds every attempt finished before it)."""
     audio.check_covers(transcript.end)
+    findings = list(findings)
     plan = make_plan(transcript, findings, audio.duration, pad=pad, merge_gap=merge_gap, max_span=max_span)
     suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
-    run = _Run(transcript, audio, transcribers, policy, journal or Journal(None, ""), progress, len(plan.spans),
-               suspect, slots=threading.Semaphore(max(1, concurrency)))
+    flagged = frozenset(i for f in findings if f.segments for i in range(f.segments[0], f.segments[1] + 1))
+    scope = Scope(transcript, audio, policy, suspect, flagged, make_vad(policy.evidence.vad))
+    sender = Sender(audio, journal or Journal(None, ""), concurrency)
+    tally = _Tally(progress, len(plan.spans), sender)
     regions: dict[int, list[tuple[int, RepairSpan]]] = {}
     for i, rs in enumerate(plan.spans):
         regions.setdefault(rs.region, []).append((i, rs))
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = [pool.submit(_repair_region, run, chunks) for chunks in regions.values()]
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
+    try:
+        futures = [pool.submit(_repair_region, scope, sender, transcribers, chunks, tally) for chunks in regions.values()]
         by_index = dict(pair for f in futures for pair in f.result())
+    except BaseException:
+        sender.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
     outcomes = tuple(by_index[i] for i in range(len(plan.spans)))
     kept = [o for o in outcomes if o.placed is not None]
     fixed = apply(transcript, [Replacement(o.rs, closed(o.placed.segments)) for o in kept])
     edits = tuple(Edit(o.rs.core, _before(transcript, o.rs), closed(o.placed.segments), o.attempts,
-                       "; ".join(o.rs.reasons)) for o in kept)
-    decoded = sum(a.clip.duration for o in outcomes for a in o.attempts)
-    return FixResult(fixed, plan, outcomes, edits, before, rescan(fixed), audio.duration, decoded)
+                       "; ".join(o.rs.reasons), o.voiced, o.reason) for o in kept)
+    return FixResult(fixed, plan, outcomes, edits, before, rescan(fixed), audio.duration, **cost(outcomes))
+
+
+class _Tally:
+    """Counts finished spans for the progress callback (silent once cancelled)."""
+
+    def __init__(self, progress, total: int, sender: Sender):
+        self.progress, self.total, self.sender = progress, total, sender
+        self.done, self.lock = 0, threading.Lock()
+
+    def __call__(self, outcome: Outcome) -> None:
+        if self.progress is None or self.sender.cancelled.is_set():
+            return
+        with self.lock:
+            self.done += 1
+            self.progress(outcome, self.done, self.total)
 
 
 def _before(transcript: Transcript, rs: RepairSpan) -> tuple[Segment, ...]:
     return tuple(transcript.segments[rs.segments[0]:rs.segments[1] + 1]) if rs.segments else ()
 
 
-def _original_verdict(run: _Run, rs: RepairSpan) -> Verdict:
-    if rs.segments is None:  # nothing there to compare with: only a clean candidate will do
-        return Verdict(False, 0.0, "missing")
-    return judge(Transcript(_before(run.original, rs)), rs.core.duration, run.policy.config)
-
-
-def _repair_region(run: _Run, chunks: list[tuple[int, RepairSpan]]) -> list[tuple[int, Outcome]]:
+def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tuple[int, RepairSpan]],
+                   tally: _Tally) -> list[tuple[int, Outcome]]:
     """The spans of one flagged stretch, in order: each maps its speakers through the
     repaired segments of the one before. Their first requests do not depend on each
     other, so they go out together; judging and later steps follow in order."""
-    first = run.policy.steps[0]
+    first = scope.policy.steps[0]
+    pick = lambda index: transcribers[index % len(transcribers)]
+    journaled = {index: sender.replayable(rs.key) for index, rs in chunks}  # before this run sends anything
     with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        early = {index: pool.submit(_send, run, rs, _transcriber(run, index), first, 0, _clip(run, rs, first))
-                 for index, rs in chunks if len(chunks) > 1 and not run.journal.attempts(rs.key)}
+        early = {index: pool.submit(sender.send, pick(index), rs.key, 0, first, clip_for(scope, rs, first),
+                                    scope.policy.token_budget(clip_for(scope, rs, first).duration))
+                 for index, rs in chunks if len(chunks) > 1 and not journaled[index]}
         out, prior = [], ()
         for index, rs in chunks:
-            outcome = _repair_span(run, rs, index, prior, early.get(index))
+            if inside_stretch(rs) and not prior and witness(scope, rs) is None:
+                outcome = _unvouched(scope, rs, early.get(index))
+            else:
+                outcome = _repair_span(scope, sender, rs, pick(index), journaled[index], prior, early.get(index))
+            tally(outcome)
             out.append((index, outcome))
             prior = outcome.placed.segments if outcome.placed else ()
     return out
 
 
-def _transcriber(run: _Run, index: int) -> Transcriber:
-    return run.transcribers[index % len(run.transcribers)]
+def _unvouched(scope: Scope, rs: RepairSpan, early: Future | None) -> Outcome:
+    """A part of a long stretch whose part before was not repaired, with no clean speech
+    near enough: no answer for it could be checked against anything, so the original
+    stays (a first answer already sent is kept in the account, not judged)."""
+    why = "the part before it was not repaired and no clean speech near it can vouch for an answer"
+    attempts = ()
+    if early is not None:
+        sent = early.result()
+        attempts = (_sent_attempt(scope.policy.steps[0], sent).with_(error=sent.error, why="not judged: " + why),)
+    return Outcome(rs, "unresolved", why, attempts, None, None)
 
 
-def _repair_span(run: _Run, rs: RepairSpan, index: int, prior: tuple[Segment, ...] = (), early=None) -> Outcome:
-    transcriber = _transcriber(run, index)
-    recorded = {e["attempt"]: e for e in run.journal.attempts(rs.key)}
-    if early is not None:  # the first step, sent ahead with the other spans of the stretch
-        recorded.setdefault(0, early.result())
-    attempts: list[Attempt] = []
-    best: tuple[Verdict, Placed, int] | None = None
-    answers: dict[Step, str | None] = {}
-    for i, step in enumerate(run.policy.steps):
-        step = _effective(run, transcriber, step)
-        if step in answers:  # a penalty step on a server that ignores penalties: already tried
-            continue
-        entry = recorded.get(i) or _send(run, rs, transcriber, step, i, _clip(run, rs, step))
-        _notice_ignored_penalty(run, transcriber, step, entry.get("body"), answers)
-        answers[step] = entry.get("body")
-        attempt, placed = _evaluate(run, rs, step, entry, prior)
+def _sent_attempt(step: Step, sent: Sent) -> Attempt:
+    """An attempt as sent, not yet judged."""
+    entry = sent.entry
+    return Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
+                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")))
+
+
+def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Transcriber,
+                 journaled: dict[int, Sent], prior: tuple[Segment, ...] = (), early: Future | None = None) -> Outcome:
+    """Choose the next attempt, send it, judge it; until one is accepted or none is left.
+    ``journaled`` are answers an earlier run finished; ``early`` the first request, sent
+    ahead with the other spans of the stretch."""
+    recorded = dict(journaled)
+    if early is not None and 0 not in recorded:
+        recorded[0] = early.result()
+    skipped = sender.skipped(rs.key, len(scope.policy.steps))
+    core_voiced = scope.voiced_spans(rs.core)
+    tried: tuple[Tried, ...] = ()
+    while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:
+        number, step = choice
+        clip = clip_for(scope, rs, step)
+        sent = recorded.get(number) or sender.send(transcriber, rs.key, number, step, clip,
+                                                   scope.policy.token_budget(clip.duration))
+        attempt, placed = _judge(scope, rs, step, sent, prior, core_voiced)
+        _notice_ignored_penalty(sender, transcriber, step, sent, tried)
+        tried += (Tried(number, attempt.with_(why=_rejected(attempt)), placed, sent.entry.get("body")),)
         if attempt.error:
-            attempts.append(attempt)
-            outcome = Outcome(rs, "unresolved", f"server error: {attempt.error}", tuple(attempts))
-            break
-        if attempt.verdict.clean:
-            attempt, placed = _with_anchors(run, rs, transcriber, step, attempt, placed, recorded, i, prior, attempts)
-            attempts.append(_accepted(attempt))
-            outcome = Outcome(rs, "repaired", "clean", tuple(attempts), placed)
-            break
-        attempts.append(attempt)
-        if best is None or attempt.verdict.badness < best[0].badness:
-            best = (attempt.verdict, placed, len(attempts) - 1)
-    else:
-        outcome = _fallback(run, rs, attempts, best)
-    if run.progress:
-        with run.lock:
-            run.done += 1
-            run.progress(outcome, run.done, run.total)
-    return outcome
+            return Outcome(rs, "unresolved", f"server error: {attempt.error}", _attempts(tried), None, _total(core_voiced))
+        accepted = _accept(scope, tried)
+        if accepted is not None:
+            return _finish(scope, sender, rs, transcriber, tried, accepted, prior, recorded, core_voiced)
+    return _fallback(scope, rs, tried, core_voiced)
 
 
-def _effective(run: _Run, transcriber, step: Step) -> Step:
-    """The step as it will really run: without a penalty the server is known to ignore."""
-    if step.repetition_penalty is not None and id(transcriber) in run.penalty_ignored:
-        return Step(step.temperature, None, step.context)
-    return step
+def _total(spans: list[tuple[float, float]]) -> float:
+    return sum(b - a for a, b in spans)
 
 
-def _notice_ignored_penalty(run: _Run, transcriber, step: Step, body, answers: dict) -> None:
-    """A server that silently drops repetition_penalty (builds before ~Aug 2026) answers
-    a penalised step exactly as the same step without it: remember, and stop sending it.
-    (At temperature 0.1 a loop is near-deterministic, so identical bodies are telling.)"""
+def _attempts(tried) -> tuple[Attempt, ...]:
+    return tuple(t.attempt for t in tried)
+
+
+def _next_attempt(policy: Policy, sender: Sender, transcriber, tried: tuple[Tried, ...],
+                  skipped: frozenset[int] = frozenset()) -> tuple[int, Step] | None:
+    """The next step of the schedule, as it will really run; a step that would only repeat
+    one already tried (a penalty the server drops), or that the journaled run skipped, is
+    skipped."""
+    done = {t.number for t in tried} | skipped
+    ran = {t.attempt.step for t in tried}
+    for number, step in enumerate(policy.steps):
+        if number in done:
+            continue
+        runs = sender.effective(transcriber, step)
+        if runs == step or runs not in ran:  # the same settings again are a fresh draw; a dropped penalty is not
+            return number, runs
+    return None
+
+
+def _notice_ignored_penalty(sender: Sender, transcriber, step: Step, sent: Sent, tried) -> None:
     plain = Step(step.temperature, None, step.context)
-    if step.repetition_penalty is not None and body is not None and answers.get(plain) == body:
-        with run.lock:
-            run.penalty_ignored.add(id(transcriber))
+    plain_body = next((t.body for t in tried if t.attempt.step == plain), None)
+    sender.notice_ignored_penalty(transcriber, step, sent.entry.get("body"), plain_body)
 
 
-def _with_anchors(run, rs, transcriber, step, attempt, placed, recorded, i, prior, attempts):
-    """The clean answer, or an anchored one that maps more speakers (both recorded)."""
-    anchored = _anchored(run, rs, transcriber, step, placed, list(recorded.values()),
-                         len(run.policy.steps) + i, prior, attempt.clip)
-    if anchored is None:
-        return attempt, placed
-    tried, better = anchored
-    if better is None:
-        attempts.append(tried)
-        return attempt, placed
-    attempts.append(attempt)
-    return tried, better
+def _rejected(attempt: Attempt) -> str:
+    if attempt.error:
+        return "server error"
+    if attempt.verdict is None or attempt.verdict.clean:
+        return ""
+    return f"rejected: {attempt.verdict.reason}"
 
 
-def _accepted(attempt: Attempt) -> Attempt:
-    return Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
-                   attempt.error, True, attempt.anchored)
+def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
+    """(index into ``tried``, why) when the newest answer is faithful: clean, or its
+    repetition confirmed by an earlier answer made with other settings."""
+    last = tried[-1].attempt
+    v = last.verdict
+    if v.clean:
+        return len(tried) - 1, f"accepted: no loop, fits {_voiced(v)} and keeps the original's clean text"
+    for k, earlier in enumerate(tried[:-1]):
+        other = earlier.attempt
+        independent = (other.step.temperature, other.step.repetition_penalty) != \
+                      (last.step.temperature, last.step.repetition_penalty)
+        if other.verdict is not None and independent and agreeing(other.verdict, v, scope.policy.evidence):
+            said = ", ".join(f"{u} x{c}" for u, c in v.repeats)
+            return len(tried) - 1, (f"accepted as speech: attempts {k + 1} and {len(tried)} agree on {said}, "
+                                    f"which fits {_voiced(v)}")
+    return None
 
 
-def _fallback(run: _Run, rs: RepairSpan, attempts: list[Attempt], best) -> Outcome:
-    original = _original_verdict(run, rs)
-    if best is not None and best[0].badness < original.badness:
-        attempts[best[2]] = _accepted(attempts[best[2]])
-        return Outcome(rs, "improved", f"no clean candidate; kept one less degenerate than the original "
-                                       f"({best[0].reason})", tuple(attempts), best[1])
-    why = best[0].reason if best else "no candidate"
-    return Outcome(rs, "unresolved", f"no candidate was clean or better than the original ({why})", tuple(attempts))
+def _voiced(v: Verdict) -> str:
+    return "the audio" if v.voiced is None else f"{v.voiced:.1f}s of voiced audio"
 
 
-def _anchored(run: _Run, rs: RepairSpan, transcriber, step: Step, placed: Placed, recorded, index: int,
-              prior: tuple[Segment, ...], sent: Span):
-    """When the clean candidate holds speakers no clean segment vouches for, ask once
-    more with clean neighbours on both sides in the clip. Returns None when no such
-    request was made, else (its attempt, its placement when it is clean and maps more
-    speakers, or None)."""
-    if not placed.unmapped:
-        return None
-    clip = _anchor_clip(run, rs, prior)
-    if clip is None or (sent.start <= clip.start and clip.end <= sent.end):
-        return None  # no anchor beyond the audio already sent: the answer would not change
-    entry = next((e for e in recorded if e["attempt"] == index), None) or _send(run, rs, transcriber, step, index, clip)
-    attempt, better = _evaluate(run, rs, step, entry, prior)
-    attempt = Attempt(attempt.step, attempt.clip, attempt.server, attempt.max_new_tokens, attempt.verdict,
-                      attempt.error, anchored=True)
-    if attempt.verdict is None or not attempt.verdict.clean or len(better.unmapped) >= len(placed.unmapped):
-        return attempt, None
-    return attempt, better
+def _finish(scope, sender, rs, transcriber, tried, accepted, prior, recorded, core_voiced) -> Outcome:
+    index, why = accepted
+    chosen = tried[index]
+    anchored = _anchored(scope, sender, rs, transcriber, chosen, prior, recorded, core_voiced)
+    attempts = list(_attempts(tried))
+    if anchored is not None and anchored.placed is not None:
+        attempts.append(anchored.attempt.with_(accepted=True, why=why + "; anchored: maps more speakers"))
+        return Outcome(rs, "repaired", why, tuple(attempts), anchored.placed, _total(core_voiced))
+    attempts[index] = chosen.attempt.with_(accepted=True, why=why)
+    if anchored is not None:
+        attempts.append(anchored.attempt)
+    return Outcome(rs, "repaired", why, tuple(attempts), chosen.placed, _total(core_voiced))
 
 
-def _anchor_clip(run: _Run, rs: RepairSpan, prior: tuple[Segment, ...]) -> Span | None:
-    """The span widened on each side by up to ``anchor_seconds`` of clean speech: the
-    segments repaired just before it, or clean original neighbours. A side whose clean
-    speech lies too far away (the clip would pass ``max_anchored_clip``) is left out.
-    None when neither side helps."""
-    limit = run.policy.max_anchored_clip
-    first, last = rs.segments if rs.segments else (rs.after + 1, rs.after)
-    if run.policy.anchor_seconds <= 0:
-        return None
-    if prior:
-        left = max(prior[0].span.start, rs.span.start - run.policy.anchor_seconds)
-    else:
-        left = _reach(run, first - 1, -1, lambda s: s.span.start, rs.span.start)
-    right = _reach(run, last + 1, 1, lambda s: s.span.end, rs.span.end)
-    if right - left > limit:  # keep the nearer side only
-        left, right = (left, rs.span.end) if rs.span.start - left <= right - rs.span.end else (rs.span.start, right)
-    if (left, right) == (rs.span.start, rs.span.end) or right - left > limit:
-        return None
-    return Span(left, right)
+def _fallback(scope: Scope, rs: RepairSpan, tried: tuple[Tried, ...], core_voiced) -> Outcome:
+    """No faithful answer: keep the least degenerate one only when it loses nothing and is
+    strictly better than the original; else the original stays."""
+    original = _original_verdict(scope, rs)
+    usable = [(t.attempt.verdict.badness, k) for k, t in enumerate(tried)
+              if t.attempt.verdict is not None and not t.attempt.verdict.loses_text and t.placed is not None]
+    attempts = list(_attempts(tried))
+    if usable and min(usable)[0] < original.badness:
+        k = min(usable)[1]
+        why = f"no faithful answer; kept one less degenerate than the original ({tried[k].attempt.verdict.reason})"
+        attempts[k] = attempts[k].with_(accepted=True, why="accepted: " + why)
+        return Outcome(rs, "improved", why, tuple(attempts), tried[k].placed, _total(core_voiced))
+    why = tried[-1].attempt.verdict.reason if tried and tried[-1].attempt.verdict else "no candidate"
+    return Outcome(rs, "unresolved", f"no answer was faithful or better than the original ({why})",
+                   tuple(attempts), None, _total(core_voiced))
 
 
-def _reach(run: _Run, index: int, step: int, edge, default: float) -> float:
-    """How far clean segments from ``index`` outwards reach, up to ``anchor_seconds`` of
-    them. Clean speech beyond other flagged stretches is too far to be worth sending:
-    the walk stops at the first flagged segment (a later span of the same stretch maps
-    through this one instead)."""
-    segs, vouched, reach = run.original.segments, 0.0, default
-    while 0 <= index < len(segs) and vouched < run.policy.anchor_seconds and index not in run.suspect:
-        vouched += segs[index].span.duration
-        reach = edge(segs[index])
-        index += step
-    return reach
+def _original_verdict(scope: Scope, rs: RepairSpan) -> Verdict:
+    if rs.segments is None:  # nothing there to compare with: only a faithful answer will do
+        return Verdict(False, 0.0, "missing")
+    return judge(Transcript(_before(scope.original, rs)), rs.core.duration, scope.policy.config,
+                 scope.policy.evidence)
 
 
-def _clip(run: _Run, rs: RepairSpan, step: Step) -> Span:
-    """The audio to send: the padded span, plus the step's context before it; after a
-    span of the same stretch, reaching back into that span's audio (repaired by the time
-    the answer is judged), which anchors the speakers."""
-    start = rs.span.start - step.context
-    if rs.core.start > rs.limit.start and run.policy.anchor_seconds > 0:
-        start = min(start, max(rs.limit.start, rs.span.start - run.policy.anchor_seconds))
-    return Span(max(0.0, start), rs.span.end)
-
-
-def _send(run: _Run, rs: RepairSpan, transcriber: Transcriber, step: Step, index: int,
-          clip: Span | None = None) -> dict:
-    clip = clip or _clip(run, rs, step)
-    tokens = max_new_tokens_for(clip.duration, run.policy.tokens_per_second, run.policy.min_new_tokens)
-    request = Request(run.audio.clip(clip), step.temperature, tokens, step.repetition_penalty)
-    entry = {"span": rs.key, "attempt": index, "clip": [clip.start, clip.end], "max_new_tokens": tokens,
-             "server": getattr(transcriber, "base_url", type(transcriber).__name__)}
-    try:
-        with run.slots:
-            response = transcriber.transcribe(request)
-        entry.update(body=response.text, format=response.response_format, error=None)
-    except ServerRejected:
-        raise  # a wrong model, key or parameter: every span would fail the same way
-    except ServerError as exc:
-        entry.update(body=None, format=None, error=str(exc))
-    run.journal.record(entry)
-    return entry
-
-
-def _evaluate(run: _Run, rs: RepairSpan, step: Step, entry: dict,
-              prior: tuple[Segment, ...] = ()) -> tuple[Attempt, Placed | None]:
-    clip = Span(*entry["clip"])
-    base = dict(step=step, clip=clip, server=entry["server"], max_new_tokens=entry["max_new_tokens"])
-    if entry.get("error"):
-        return Attempt(verdict=None, error=entry["error"], **base), None
+def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Segment, ...],
+           core_voiced: list[tuple[float, float]]) -> tuple[Attempt, Placed | None]:
+    """The verdict on one answer: loops, cut, density and deletion against the voiced
+    time of the clip and of the span, and the original's clean text kept."""
+    entry = sent.entry
+    base = _sent_attempt(step, sent)
+    if sent.error:
+        return base.with_(error=sent.error), None
     try:
         candidate = parse_candidate(entry["body"], entry["format"])
     except FormatError as exc:
-        return Attempt(verdict=Verdict(False, float("inf"), f"unusable answer: {exc.detail}"), **base), None
-    placed = place(candidate, rs, run.original, clip, run.suspect, prior)
-    # Judge the whole answer too: a loop in the padding or context still means the
-    # decoder degenerated, even though that part would be dropped.
-    whole = judge(candidate, clip.duration, run.policy.config)
-    kept = judge(Transcript(placed.segments), rs.core.duration, run.policy.config)
-    verdict = kept if whole.clean else Verdict(False, max(whole.badness, kept.badness), whole.reason)
-    return Attempt(verdict=verdict, **base), placed
+        return base.with_(verdict=Verdict(False, INF, f"unusable answer: {exc.detail}", ("unusable",))), None
+    clip, config, evidence = sent.clip, scope.policy.config, scope.policy.evidence
+    placed = place(candidate, rs, scope.original, clip, scope.suspect, prior)
+    # The whole answer is judged too: a loop in the padding still means the decoder
+    # degenerated, and clean speech in the padding or anchors that the answer does not
+    # reproduce means it did not transcribe this audio.
+    witnesses = clean_texts(scope.original, clip, scope.flagged, outside=rs.core) + clean_texts(prior, clip)
+    whole = judge(candidate, clip.duration, config, evidence, voiced=scope.voiced(clip), witnesses=witnesses)
+    unwritten = longest_unwritten(core_voiced, [s.span for s in placed.segments], evidence.stamp_slack) \
+        if candidate.timed else 0.0  # an untimed answer is spread over the clip: nothing to compare
+    kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence,
+                 voiced=_total(core_voiced), unwritten=unwritten,
+                 required=clean_texts(scope.original, rs.core, scope.flagged))
+    return base.with_(verdict=_combine(whole, kept)), placed
+
+
+def _combine(whole: Verdict, kept: Verdict) -> Verdict:
+    problems = tuple(dict.fromkeys(whole.problems + kept.problems))
+    reasons = [r for r in dict.fromkeys(whole.reason.split("; ") + kept.reason.split("; ")) if r != "clean"]
+    badness = INF if whole.badness == INF or kept.badness == INF else max(whole.badness, kept.badness)
+    return Verdict(not problems, badness, "; ".join(reasons) or "clean", problems,
+                   whole.repeats or kept.repeats, kept.voiced)
+
+
+def _anchored(scope, sender, rs, transcriber, chosen: Tried, prior, recorded, core_voiced) -> Tried | None:
+    """When the accepted answer holds speakers no clean segment vouches for, ask once more
+    with clean neighbours on both sides in the clip. Returns None when no such request
+    was made; else the try, with ``placed`` set only when it is faithful too and maps
+    more speakers."""
+    placed = chosen.placed
+    if placed is None or not placed.unmapped:
+        return None
+    clip = anchor_clip(scope, rs, prior)
+    sent_clip = chosen.attempt.clip
+    if clip is None or (sent_clip.start <= clip.start and clip.end <= sent_clip.end):
+        return None  # no anchor beyond the audio already sent: the answer would not change
+    number = len(scope.policy.steps) + chosen.number
+    step = chosen.attempt.step
+    sent = recorded.get(number) or sender.send(transcriber, rs.key, number, step, clip,
+                                               scope.policy.token_budget(clip.duration))
+    attempt, better = _judge(scope, rs, step, sent, prior, core_voiced)
+    attempt = attempt.with_(anchored=True)
+    v = attempt.verdict
+    ok = v is not None and (v.clean or agreeing(v, chosen.attempt.verdict, scope.policy.evidence))
+    if not ok or better is None or len(better.unmapped) >= len(placed.unmapped):
+        return Tried(number, attempt.with_(why=_rejected(attempt) or "not kept: maps no more speakers"), None, None)
+    return Tried(number, attempt, better, None)
+
+

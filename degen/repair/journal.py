@@ -2,7 +2,10 @@
 
 Re-running the same command after an interruption (Ctrl-C, kill -9, a crashed server)
 replays finished attempts from here instead of sending them again, so the output comes
-out the same. A journal made for other inputs or settings is set aside, never mixed in.
+out the same. Transient errors (503, timeout, connection) are journaled too, for the
+record, but the next run sends those attempts again. A run that leaves spans unresolved
+keeps its journal, so the next one sends only what is missing. A journal made for other
+inputs or settings is set aside, never mixed in.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from pathlib import Path
 
 import orjson
 
-VERSION = 1
+VERSION = 2  # 2: token_budget, step and requests sent per entry
 
 
 def fingerprint(*parts: bytes | str) -> str:
@@ -42,6 +45,7 @@ class Journal:
     def __init__(self, path: Path | None, identity: str):
         self.path, self.identity = path, identity
         self._lock = threading.Lock()
+        self._closed = False
         self.done: dict[str, list[dict]] = {}
         if path is None:
             return
@@ -71,9 +75,17 @@ class Journal:
 
     def record(self, entry: dict) -> None:
         with self._lock:
+            if self._closed:
+                return  # the run was cancelled: an answer arriving now is not trusted to finish
             self.done.setdefault(entry["span"], []).append(entry)
             if self.path is not None:
                 self._append(entry)
+
+    def close(self) -> None:
+        """Record nothing more. Waits for a write in progress, so the file ends on a whole
+        line (every line is fsynced as it is written)."""
+        with self._lock:
+            self._closed = True
 
     def _append(self, entry: dict) -> None:
         with open(self.path, "ab") as handle:

@@ -1,20 +1,17 @@
-"""Policy: which decoding settings to try, and whether a candidate is good enough.
+"""Policy: which decoding settings to try, in what order, and with what token budget.
 
-A candidate is accepted when the same detectors that flagged the span find nothing in
-it, nothing was cut at the token cap, and its text density is one speech can hold. If no
-attempt is clean, the least degenerate one is kept only when it is strictly better than
-the original; otherwise the original stays and the span is reported unresolved. The
-transcript never gets worse.
+How an answer is judged lives in ``evidence`` (loops, voiced time, text kept); the
+policy carries the thresholds for it. Built in one place (``Policy.from_options``) for
+the library and the command line alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..detect import DEFAULT, DetectConfig, analyze
-from ..detect.tokens import content
+from ..detect import DEFAULT, DetectConfig
 from ..errors import ConfigError
-from ..model import Transcript
+from .evidence import EvidenceConfig, Verdict, judge  # noqa: F401  (Verdict, judge: re-exported)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +75,12 @@ class Policy:
 
     Attributes:
         steps: tried in order until one is clean.
-        tokens_per_second: ``max_new_tokens`` per second of clip. MOSS wrote ~6.5 output
-            tokens per audio second in the seed's 50-minute run; 12 leaves room for fast
-            speech and cuts a loop off at about twice the expected output.
-        min_new_tokens: the floor for short clips.
+        budget_per_second: the token budget of one request (sent as the server's
+            ``max_new_tokens`` field, which the server further clamps to its own cap) per
+            second of clip. MOSS wrote ~6.5 output tokens per audio second in the seed's
+            50-minute run; 12 leaves room for fast speech and cuts a loop off at about
+            twice the expected output.
+        budget_floor: the smallest budget, for short clips.
         anchor_seconds: when a clean candidate holds speakers that no clean original
             segment vouches for (a loop can hide a speaker change), one more request is
             sent with this much clean speech on each side as anchors for the mapping
@@ -90,15 +89,25 @@ class Policy:
             segments; 8 s costs 2.3x and leaves 15 fresh labels where no anchor spoke;
             15 s costs 2.6x (19.8% of a full re-run) and leaves 4.
         max_anchored_clip: the longest clip such a request may send.
+        witness_seconds: every clip reaches out to the nearest clean segment within this
+            many seconds of the span (before it, else after it), and an answer must
+            reproduce it: an answer for other audio, or nonsense, cannot. 10 s reaches
+            the neighbour of almost every span in conversation; 0 turns it off.
+        witness_graphemes: the shortest text that counts as a witness ("Yeah." may be
+            written "Yes." by a fresh decode; a sentence is not mistaken).
         config: the detectors used to judge candidates.
+        evidence: the judge's own thresholds (voiced time, text kept, agreement).
     """
 
     steps: tuple[Step, ...] = ESCALATION
-    tokens_per_second: float = 12.0
-    min_new_tokens: int = 128
+    budget_per_second: float = 12.0
+    budget_floor: int = 128
     anchor_seconds: float = 15.0
     max_anchored_clip: float = 120.0
+    witness_seconds: float = 10.0
+    witness_graphemes: int = 8
     config: DetectConfig = DEFAULT
+    evidence: EvidenceConfig = EvidenceConfig()
 
     def __post_init__(self):
         if not self.steps:
@@ -109,51 +118,30 @@ class Policy:
             if step.repetition_penalty is not None and not 0 < step.repetition_penalty <= 2:
                 raise ConfigError(f"repetition_penalty {step.repetition_penalty} is outside (0, 2]")
 
+    def token_budget(self, seconds: float) -> int:
+        """Tokens one request for ``seconds`` of audio may write: sized to the clip, so a
+        retry that loops again is cut short instead of running to the server's cap."""
+        return max(self.budget_floor, int(seconds * self.budget_per_second + 0.999))
+
     @classmethod
-    def from_options(cls, temperatures: tuple[float, ...] | None = None, repetition_penalty: float | None = None,
-                     config: DetectConfig = DEFAULT, anchor_seconds: float | None = None,
-                     steps: tuple[Step, ...] | None = None) -> "Policy":
-        """Plain temperatures (each with ``repetition_penalty`` when given), or ``steps``."""
+    def from_options(cls, schedule: "str | tuple[Step, ...] | None" = None, *,
+                     repetition_penalty: float | None = None, config: DetectConfig = DEFAULT,
+                     anchor_seconds: float | None = None, evidence: EvidenceConfig | None = None) -> "Policy":
+        """The one place a policy is built from user options.
+
+        Args:
+            schedule: steps, or their text (``"0.1,0.1/p1.1,0.7+c4"``), or plain
+                temperatures as a tuple of floats; the default escalation when None.
+            repetition_penalty: when given, every step sends it (replacing its own).
+            config, anchor_seconds, evidence: as in the class.
+        """
+        if isinstance(schedule, str):
+            steps = parse_schedule(schedule)
+        elif schedule and not isinstance(schedule[0], Step):
+            steps = _steps(tuple(schedule))
+        else:
+            steps = tuple(schedule) if schedule else ESCALATION
+        if repetition_penalty is not None:
+            steps = tuple(Step(s.temperature, repetition_penalty, s.context) for s in steps)
         extra = {} if anchor_seconds is None else {"anchor_seconds": anchor_seconds}
-        chosen = steps or (_steps(temperatures, repetition_penalty) if temperatures else ESCALATION)
-        return cls(steps=chosen, config=config, **extra)
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """How a candidate (or the original) reads: ``badness`` counts graphemes inside
-    loops, cut off at the cap, or beyond what the time can hold; 0 is clean."""
-
-    clean: bool
-    badness: float
-    reason: str
-
-    def to_dict(self) -> dict:
-        return {"clean": self.clean, "badness": round(self.badness, 2), "reason": self.reason}
-
-
-def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT) -> Verdict:
-    """Judge a stretch of transcript that covers ``seconds`` of audio."""
-    analysis = analyze(transcript, config)
-    loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
-    badness = float(sum(f.covered for f in loops))
-    reasons = [f"{f.kind} {f.unit} x{f.count}" for f in loops[:2]]
-    unclosed = [s for s in transcript if not s.closed]
-    if unclosed:
-        badness += sum(len(content(s.text)) for s in unclosed)
-        reasons.append("cut at the token cap")
-    units, limit = _density(transcript, config)
-    excess = units - limit * max(seconds, config.rate_min_seconds)
-    if units >= config.rate_min_units and excess > 0:
-        badness += excess
-        reasons.append(f"too dense ({units / max(seconds, 1e-9):.1f} units/s)")
-    return Verdict(not reasons, badness, "; ".join(reasons) or "clean")
-
-
-def _density(transcript: Transcript, config: DetectConfig) -> tuple[int, float]:
-    text = content("".join(s.text for s in transcript))
-    cjk = sum(1 for ch in text if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
-    if cjk * 2 >= len(text):
-        return len(text), config.max_cjk_rate
-    words = sum(len(s.text.split()) for s in transcript)
-    return words, config.max_word_rate
+        return cls(steps=steps, config=config, evidence=evidence or EvidenceConfig(), **extra)

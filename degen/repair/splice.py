@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 from .. import formats
+from ..detect.tokens import content
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
 from .plan import RepairSpan
@@ -65,11 +68,7 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         start = seg.span.start + clip.start
         end = seg.span.end + clip.start if seg.closed else max(start, rs.core.end)
         shifted.append((Span(start, end), seg))
-    # A segment the clip's start cuts into (the model can only stamp it at 0) began
-    # before the clip; inside a long stretch the span before this one holds all of it.
-    cut_in = clip.start + EDGE if rs.core.start > rs.limit.start else float("-inf")
-    kept = [(span.clamp(rs.limit), seg) for span, seg in shifted
-            if rs.core.start <= (span.start + span.end) / 2 <= rs.core.end and span.start > cut_in]
+    kept = [(span.clamp(rs.limit), seg) for span, seg in shifted if _keeps(span, seg, rs, clip, prior)]
     mapping, unmapped = map_speakers(shifted, kept, original, clip, suspect, prior)
     out, cursor = [], rs.limit.start
     for span, seg in sorted(kept, key=lambda item: item[0].start):
@@ -80,6 +79,45 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         out.append(Segment(Span(start, end), mapping.get(seg.speaker, seg.speaker), seg.text, seg.closed))
         cursor = end
     return Placed(tuple(out), tuple(unmapped))
+
+
+def _keeps(span: Span, seg: Segment, rs: RepairSpan, clip: Span, prior: tuple[Segment, ...]) -> bool:
+    """Whether a candidate segment belongs to this span. Its middle must lie in the core;
+    at a seam inside a long stretch (the clips of neighbouring parts overlap) a sentence
+    is written once, by one side:
+      - a segment the clip's start or end cuts into (the model can only stamp it at the
+        edge, which moves its middle) belongs to the part that hears all of it;
+      - a sentence the part before already wrote is not written again;
+      - one the part before left out (its middle fell past that part's end there, and
+        before this core here) is written here."""
+    middle = (span.start + span.end) / 2
+    if rs.core.start > rs.limit.start and span.start <= clip.start + EDGE:
+        return False
+    if rs.core.end < rs.limit.end and seg.closed and span.end >= clip.end - EDGE:
+        return False
+    if prior and _written(seg, span, prior):
+        return False
+    if rs.core.start <= middle <= rs.core.end:
+        return True
+    last = prior[-1].span if prior else None
+    return (last is not None and rs.limit.start <= middle < rs.core.start
+            and span.start >= last.start and span.end > last.end + EDGE)
+
+
+def _written(seg: Segment, span: Span, prior: tuple[Segment, ...]) -> bool:
+    """The same text already placed at the same time by the part before (a sentence said
+    again later, "Yeah." after "Yeah.", does not overlap its first copy)."""
+    mine = content(seg.text)
+    return bool(mine) and any(
+        fuzz.ratio(mine, content(p.text)) >= SAME_TEXT
+        and (p.span.overlap(span) > 0 or abs(p.span.start - span.start) <= SAME_TIME)
+        for p in prior[-4:])
+
+
+# rapidfuzz ratio from which two segments at a seam are the same sentence written twice,
+# and how far apart (seconds) two answers may stamp its start.
+SAME_TEXT = 90.0
+SAME_TIME = 1.0
 
 
 def closed(segments) -> tuple[Segment, ...]:

@@ -48,6 +48,11 @@ class Faults:
     malformed: int = 0  # 200 with a body that is not JSON
     slow_seconds: float = 0.0  # added to every request
     always_worse: bool = False  # every answer loops (a server that never helps)
+    empty: int = 0  # 200 with empty text (wrong or re-encoded audio, a proxy fault)
+    every_other_empty: bool = False  # every second decoded answer is empty
+    garbage: int = 0  # 200 with well-formed markup of nonsense words at a speech-like rate
+    wrong: int = 0  # 200 with the transcript of other audio (unrelated, plausibly timed)
+    short: int = 0  # 200 with only the first half of the clip transcribed
 
 
 @dataclass
@@ -55,6 +60,7 @@ class Stats:
     requests: int = 0
     transcriptions: int = 0
     audio_seconds: float = 0.0
+    answers: int = 0  # decoded answers (200s)
     forms: list = field(default_factory=list)
 
 
@@ -76,7 +82,7 @@ class TestServer:
         self._lock = threading.Lock()
         # A GPU decodes a bounded number of requests at once; the rest queue.
         self._slots = threading.BoundedSemaphore(max(1, slots))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.httpd = _QuietServer(("127.0.0.1", port), _handler(self))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -139,8 +145,37 @@ class TestServer:
             return _error(500, f"decoding failed: {exc}")
         if self.faults.always_worse and text is not None:
             text = f"[0.00][S01]{'哈' * 5000}"  # worse than any loop in the session, cap or no cap
-        text = text or ""
+        text = self._faulty(text or "", samples, rate, temperature, cap, penalty)
         return _respond(form.get("response_format") or "json", text, seconds)
+
+    def _faulty(self, text: str, samples, rate: int, temperature: float, cap: int, penalty) -> str:
+        """The answer as a misbehaving server would give it (unchanged without faults)."""
+        seconds = samples.size / rate
+        with self._lock:
+            self.stats.answers += 1
+            second = self.stats.answers % 2 == 0
+        if self._take_fault("empty") or (self.faults.every_other_empty and second):
+            return ""
+        if self._take_fault("garbage"):
+            return _garbage(seconds, self.stats.answers)
+        if self._take_fault("wrong"):
+            elsewhere = getattr(self.decoder, "elsewhere", None)
+            return elsewhere(samples, rate, temperature, cap, penalty) if elsewhere else _garbage(seconds, 7)
+        if self._take_fault("short"):
+            from ..formats import moss
+            segs, _ = moss.parse_segments(text)
+            half = [sg for sg in segs if sg.span is not None and sg.span.start < seconds / 2]
+            return "".join(f"[{sg.span.start:.2f}][{sg.speaker}]{sg.text}[{sg.span.end:.2f}]" for sg in half if sg.closed)
+        return text
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (Ctrl-C, a timeout) is no error worth a traceback."""
+
+    def handle_error(self, request, client_address):
+        import sys
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 def _error(status: int, detail) -> tuple[int, str, bytes]:
@@ -167,6 +202,20 @@ def _validate(form: dict, audio: bytes, model_id: str, formats: tuple[str, ...] 
         if not form["max_new_tokens"].isdigit() or int(form["max_new_tokens"]) < 1:
             return _error(422, [{"loc": ["body", "max_new_tokens"], "msg": "must be an integer >= 1"}])
     return None
+
+
+def _garbage(seconds: float, salt: int) -> str:
+    """Nonsense words, two a second, in well-formed markup: it parses, it does not loop,
+    and its density is speech-like; only what it fails to say gives it away."""
+    import random
+    rng = random.Random(salt)
+    parts, t = [], 0.0
+    while t + 2.0 <= seconds:
+        words = " ".join("".join(rng.choice("bdfgklmnprstvz") + rng.choice("aeiou") for _ in range(2))
+                         for _ in range(4))
+        parts.append(f"[{t:.2f}][S01]{words}[{t + 2.0:.2f}]")
+        t += 2.0
+    return "".join(parts)
 
 
 def _segments(markup: str) -> list[dict]:

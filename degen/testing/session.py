@@ -6,13 +6,18 @@ degenerates, with the looping segments it produces there. The decoder finds wher
 uploaded clip sits in the session audio (clips are cut by sample index, so their samples
 match exactly), and answers with that stretch of the transcript relative to the clip,
 speakers renumbered from S01 as MOSS does. At temperature 0 degenerate regions loop; at
-temperature > 0 they loop with probability ``loop_probability``. Output longer than
-``max_new_tokens`` is cut mid-segment and left unclosed, as the real server does.
+temperature > 0 they loop with probability ``loop_probability``, drawn from a generator
+of the request's own (seeded by ``seed``, the clip, the settings and how many times the
+same request came before), so answers do not depend on how concurrent requests
+interleave. Output longer than ``max_new_tokens`` is cut mid-segment and left unclosed,
+as the real server does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +48,9 @@ class Session:
     segments: list[dict]
     regions: list[dict]
     loop_probability: float = 0.0
-    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    seed: int = 0
+    _seen: dict = field(default_factory=dict, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def load(cls, truth_path: Path, samples: np.ndarray, sample_rate: int, **kw) -> "Session":
@@ -56,7 +63,31 @@ class Session:
         offset = self.locate(samples) if rate == self.sample_rate else None
         if offset is None:
             return None
-        return self.markup(offset, samples.size / rate, temperature, max_new_tokens)
+        seconds = samples.size / rate
+        return self.markup(offset, seconds, temperature, max_new_tokens,
+                           self.generator(offset, seconds, temperature, repetition_penalty))
+
+    def elsewhere(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
+                  repetition_penalty: float | None = None) -> str | None:
+        """A wrong answer: the transcript of as much audio ten minutes further on (a
+        server that mixed up its requests), timed as if it were this clip."""
+        offset = self.locate(samples) if rate == self.sample_rate else None
+        if offset is None:
+            return None
+        seconds = samples.size / rate
+        total = self.samples.size / self.sample_rate
+        other = (offset + 600.0) % max(total - seconds, 1.0)
+        return self.markup(other, seconds, max(temperature, 0.1), max_new_tokens, random.Random(self.seed))
+
+    def generator(self, offset: float, seconds: float, temperature: float, penalty: float | None) -> random.Random:
+        """A generator for one request: the same request the n-th time gets the same draws
+        in every run, whatever other requests run beside it."""
+        key = f"{offset:.3f}|{seconds:.3f}|{temperature:g}|{penalty}"
+        with self._lock:
+            n = self._seen.get(key, 0)
+            self._seen[key] = n + 1
+        digest = hashlib.sha256(f"{self.seed}|{key}|{n}".encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
 
     def locate(self, clip: np.ndarray) -> float | None:
         """Where ``clip`` starts in the session, in seconds, or None."""
@@ -74,10 +105,11 @@ class Session:
                 return h / self.sample_rate
         return None
 
-    def transcript(self, start: float, end: float, temperature: float) -> list[dict]:
+    def transcript(self, start: float, end: float, temperature: float,
+                   rng: random.Random | None = None) -> list[dict]:
         """Segments (absolute times) the model would write for [start, end]."""
-        out = []
-        looping = {id(r): self._loops(temperature) for r in self.regions}
+        out, rng = [], rng or random.Random(self.seed)
+        looping = {id(r): self._loops(temperature, rng) for r in self.regions}
         for i, seg in enumerate(self.segments):
             region = self._region_of(i)
             if region is not None and looping[id(region)]:
@@ -88,8 +120,8 @@ class Session:
                 out.append(seg)
         return out
 
-    def _loops(self, temperature: float) -> bool:
-        return temperature <= 0 or self.rng.random() < self.loop_probability
+    def _loops(self, temperature: float, rng: random.Random) -> bool:
+        return temperature <= 0 or rng.random() < self.loop_probability
 
     def _region_of(self, index: int) -> dict | None:
         for r in self.regions:
@@ -97,9 +129,10 @@ class Session:
                 return r
         return None
 
-    def markup(self, clip_start: float, clip_seconds: float, temperature: float, max_new_tokens: int) -> str:
+    def markup(self, clip_start: float, clip_seconds: float, temperature: float, max_new_tokens: int,
+               rng: random.Random | None = None) -> str:
         """The MOSS markup the model returns for a clip, times relative to it."""
-        segs = self.transcript(clip_start, clip_start + clip_seconds, temperature)
+        segs = self.transcript(clip_start, clip_start + clip_seconds, temperature, rng)
         speakers: dict[str, str] = {}
         parts, budget = [], max_new_tokens
         for s in segs:

@@ -1,0 +1,216 @@
+"""Evidence: judge an answer against the audio and the original, not only against loops.
+
+"No loop left" is not "good": an empty answer has no loop, and neither has one that
+drops the repeated word and the sentence around it. Every answer is weighed against:
+
+    voiced seconds (VAD)    text too thin for them      -> deletion
+                            text too dense for them     -> loop (needs more time than was voiced)
+    the original            its clean segments in the clip, missing from the answer -> lost text
+    other answers           the same repetition count twice, fitting the voiced time -> speech
+
+Only rates and counts live here; the loop detectors are the scan's own (DetectConfig).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from ..detect import DEFAULT, DetectConfig, analyze
+from ..detect.tokens import content
+from ..model import Span, Transcript
+
+
+@dataclass(frozen=True)
+class EvidenceConfig:
+    """Thresholds of the repair judge that are not detection thresholds.
+
+    Attributes:
+        min_word_rate: words per voiced second below which an answer cannot have filled
+            the audio. Slow read speech runs 2 words/s and the energy VAD's hangover adds
+            up to a fifth to the voiced time; 0.8 leaves room for long held words.
+        min_cjk_rate: the same for CJK graphemes (slow Mandarin runs 3 syllables/s).
+        min_voiced_seconds: below this much voiced audio an empty answer may be right
+            (a cough, a breath, the hangover after the last word).
+        max_unwritten: seconds of voiced audio in one stretch with no text stamped over
+            it (the answer's own timestamps) from which the answer left speech out. Pauses
+            inside speech are shorter than a second or two; 3 s is a sentence.
+        stamp_slack: seconds a fresh decode's timestamps may drift from what they stamp.
+        keep_ratio: rapidfuzz partial_ratio (0-100) from which a clean segment of the
+            original counts as present in an answer; 80 forgives a word or two a fresh
+            decode writes differently, not a sentence dropped.
+        max_speech_repeats: the highest count two agreeing answers may confirm as speech.
+            People repeat a word on purpose up to x16 ("wait" x10 to x16 in the
+            real-model recordings, "no" x11 in real transcripts); loops that close on their
+            own run from x12 to x500. Twice the highest natural count seen.
+        witness_share: of the clean speech a clip holds around the span (a known
+            neighbour, anchors), the share an answer must reproduce to count as a
+            transcript of this audio at all. Half: a fresh decode may word a short
+            neighbour differently, but an answer for other audio, or nonsense, keeps none.
+        vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
+    """
+
+    min_word_rate: float = 0.8
+    min_cjk_rate: float = 1.5
+    min_voiced_seconds: float = 1.0
+    max_unwritten: float = 3.0
+    stamp_slack: float = 1.0
+    keep_ratio: float = 80.0
+    max_speech_repeats: int = 32
+    witness_share: float = 0.5
+    vad: str = "energy"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """How an answer (or the original) reads.
+
+    Attributes:
+        clean: nothing wrong was found.
+        badness: graphemes inside loops, cut at the cap or beyond what the time holds; 0
+            is clean. Infinite for a deletion or lost text: never worth keeping.
+        reason: one line.
+        problems: kinds found: "loop", "cut", "dense", "deletion", "lost", "unrelated",
+            "unusable".
+        repeats: (unit, count) of every loop found, to compare answers.
+        voiced: voiced seconds of the audio the text stands for.
+    """
+
+    clean: bool
+    badness: float
+    reason: str
+    problems: tuple[str, ...] = ()
+    repeats: tuple[tuple[str, int], ...] = ()
+    voiced: float | None = None
+
+    @property
+    def loses_text(self) -> bool:
+        return bool({"deletion", "lost", "unrelated", "unusable"} & set(self.problems))
+
+    def to_dict(self) -> dict:
+        return {"clean": self.clean, "badness": round(self.badness, 2) if self.badness != float("inf") else None,
+                "reason": self.reason, "problems": list(self.problems),
+                "repeats": [{"unit": u, "count": c} for u, c in self.repeats],
+                "voiced_seconds": None if self.voiced is None else round(self.voiced, 2)}
+
+
+def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[int, float, float]:
+    """(units, fastest rate, slowest rate): CJK graphemes when they are at least half
+    the text, else words."""
+    norm = content(text)
+    cjk = sum(1 for ch in norm if "\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    if norm and cjk * 2 >= len(norm):
+        return len(norm), config.max_cjk_rate, evidence.min_cjk_rate
+    return len(text.split()), config.max_word_rate, evidence.min_word_rate
+
+
+def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
+          evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
+          required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0) -> Verdict:
+    """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
+
+    ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
+    around the span that the clip holds, of which it must reproduce ``witness_share``;
+    ``unwritten`` the longest voiced stretch no segment of the answer is stamped over.
+    Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
+    (how the original is judged).
+    """
+    problems, reasons, badness = [], [], 0.0
+    analysis = analyze(transcript, config)
+    loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
+    repeats = tuple((content(f.unit or ""), int(f.count or 0)) for f in loops)
+    if loops:
+        problems.append("loop")
+        badness += float(sum(f.covered for f in loops))
+        reasons += [f"{f.kind} {f.unit} x{f.count}" for f in loops[:2]]
+    unclosed = [s for s in transcript if not s.closed]
+    if unclosed:
+        problems.append("cut")
+        badness += sum(len(content(s.text)) for s in unclosed)
+        reasons.append("cut at the token cap")
+    text = "".join(s.text for s in transcript) if transcript.segments else ""
+    units, fastest, slowest = density(text, config, evidence)
+    room = max(seconds if voiced is None else voiced, config.rate_min_seconds)
+    if units >= config.rate_min_units and units > fastest * room:
+        problems.append("dense")
+        badness += units - fastest * room
+        reasons.append(f"needs more time than was voiced ({units} units in {room:.1f}s)")
+    if voiced is not None and voiced >= evidence.min_voiced_seconds and units < slowest * voiced:
+        problems.append("deletion")
+        reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units)")
+    if unwritten >= evidence.max_unwritten and "deletion" not in problems:
+        problems.append("deletion")
+        reasons.append(f"{unwritten:.1f}s of voiced audio with no text")
+    lost = missing(required, text, evidence)
+    if lost:
+        problems.append("lost")
+        reasons.append(f"drops {len(lost)} segment{'s' if len(lost) != 1 else ''} the original had right "
+                       f"({lost[0][:30]!r})")
+    absent = missing(witnesses, text, evidence)
+    if witnesses and len(absent) > (1 - evidence.witness_share) * len(witnesses):
+        problems.append("unrelated")
+        reasons.append(f"does not reproduce the clean speech around the span ({len(absent)} of "
+                       f"{len(witnesses)} missing): not a transcript of this audio")
+    if {"deletion", "lost", "unrelated"} & set(problems):
+        badness = float("inf")
+    return Verdict(not problems, badness, "; ".join(reasons) or "clean", tuple(problems), repeats, voiced)
+
+
+def missing(required: tuple[str, ...], text: str, evidence: EvidenceConfig) -> list[str]:
+    """The required texts not found in ``text`` (partial alignment, normalised)."""
+    haystack = content(text)
+    out = []
+    for want in required:
+        needle = content(want)
+        if needle and fuzz.partial_ratio(needle, haystack, score_cutoff=evidence.keep_ratio) == 0:
+            out.append(want)
+    return out
+
+
+def clean_texts(segments, within: Span, skip: frozenset[int] = frozenset(),
+                outside: Span | None = None) -> tuple[str, ...]:
+    """Texts of the segments no finding flagged (indices not in ``skip``) that lie wholly
+    inside ``within`` (a segment the clip cuts into may be heard only in part), and,
+    with ``outside``, not inside that. The looping segments' own text is never asked
+    for: a decoder that loops often hallucinates the words before the loop too (the
+    seed's char loop starts with a sentence nobody said)."""
+    out = []
+    for i, s in enumerate(segments):
+        if i in skip or s.span is None or not s.closed or not content(s.text):
+            continue
+        if within.start <= s.span.start and s.span.end <= within.end and not (
+                outside is not None and outside.start <= s.span.start and s.span.end <= outside.end):
+            out.append(s.text)
+    return tuple(out)
+
+
+def longest_unwritten(voiced: list[tuple[float, float]], written: list[Span], slack: float) -> float:
+    """The longest stretch of ``voiced`` time that no ``written`` span (widened by
+    ``slack`` on each side) covers, in seconds."""
+    cover = sorted((w.start - slack, w.end + slack) for w in written)
+    longest = 0.0
+    for start, end in voiced:
+        t = start
+        for a, b in cover:
+            if b <= t or a >= end:
+                continue
+            longest = max(longest, min(a, end) - t)
+            t = max(t, b)
+            if t >= end:
+                break
+        longest = max(longest, end - t)
+    return longest
+
+
+def agreeing(a: Verdict, b: Verdict, evidence: EvidenceConfig) -> bool:
+    """Two answers that both loop only in the same way, with counts that agree and fit
+    the voiced time: the repetition is speech."""
+    plausible = lambda v: (v.problems == ("loop",) and v.repeats
+                           and all(c <= evidence.max_speech_repeats for _, c in v.repeats))
+    if not (plausible(a) and plausible(b)) or len(a.repeats) != len(b.repeats):
+        return False
+    return all(ua == ub and abs(ca - cb) <= max(1, 0.1 * max(ca, cb))
+               for (ua, ca), (ub, cb) in zip(sorted(a.repeats), sorted(b.repeats)))
+
+

@@ -1,0 +1,117 @@
+"""Send: the one piece of shared, changing state of a repair run.
+
+Every request goes through a ``Sender``: it bounds the requests in flight, records each
+finished one in the journal, remembers servers that drop ``repetition_penalty``, counts
+what the server was really sent (retries included), and stops sending once the run is
+cancelled (Ctrl-C). Everything else a span worker uses is an immutable value.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ..errors import ServerError, ServerRejected
+from ..model import Span
+from .audio import Audio
+from .client import Request, Transcriber
+from .journal import Journal
+from .policy import Step
+
+# Statuses that mean the server queued nothing: the audio was sent but never decoded.
+REFUSED = (429, 503)
+
+
+class Cancelled(Exception):
+    """The run was cancelled; no further request is sent."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One journaled answer (or error) for one attempt of one span."""
+
+    entry: dict
+    replayed: bool = False
+
+    @property
+    def error(self) -> str | None:
+        return self.entry.get("error")
+
+    @property
+    def clip(self) -> Span:
+        return Span(*self.entry["clip"])
+
+    @property
+    def requests(self) -> int:
+        return int(self.entry.get("sent", 1))
+
+
+def transient(entry: dict) -> bool:
+    """An error worth retrying on the next run (503, timeout, connection), never replayed."""
+    return bool(entry.get("error"))
+
+
+class Sender:
+    """Requests for the spans of one run (thread-safe)."""
+
+    def __init__(self, audio: Audio, journal: Journal, concurrency: int):
+        self.audio, self.journal = audio, journal
+        self.slots = threading.Semaphore(max(1, concurrency))
+        self.cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._ignores_penalty: set[int] = set()
+
+    def replayable(self, key: str) -> dict[int, Sent]:
+        """Journaled answers of a span by attempt number; transient errors are left out so
+        that the attempt is sent again."""
+        return {e["attempt"]: Sent(e, replayed=True) for e in self.journal.attempts(key) if not transient(e)}
+
+    def skipped(self, key: str, steps: int) -> frozenset[int]:
+        """Steps an earlier run passed over for this span (it had learned that they would
+        only repeat another), so that a resumed run takes the same path."""
+        numbers = {e["attempt"] for e in self.journal.attempts(key)}
+        last = max((n for n in numbers if n < steps), default=-1)
+        return frozenset(n for n in range(last) if n not in numbers)
+
+    def send(self, transcriber: Transcriber, key: str, number: int, step: Step, clip: Span, budget: int) -> Sent:
+        if self.cancelled.is_set():
+            raise Cancelled()
+        request = Request(self.audio.clip(clip), step.temperature, budget, step.repetition_penalty)
+        entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "token_budget": budget,
+                 "step": step.to_dict(), "server": getattr(transcriber, "base_url", type(transcriber).__name__)}
+        try:
+            with self.slots:
+                if self.cancelled.is_set():
+                    raise Cancelled()
+                response = transcriber.transcribe(request)
+            entry.update(body=response.text, format=response.response_format, error=None,
+                         sent=int(getattr(response, "requests_sent", 1)))
+        except ServerRejected:
+            raise  # a wrong model, key or parameter: every span would fail the same way
+        except ServerError as exc:
+            tries = getattr(exc, "requests_sent", None) or getattr(transcriber, "retries", 0) + 1
+            entry.update(body=None, format=None, error=str(exc), sent=int(tries),
+                         refused=getattr(exc, "status", None) in REFUSED)
+        if self.cancelled.is_set():
+            raise Cancelled()  # the answer came after Ctrl-C: the journal is closed
+        self.journal.record(entry)
+        return Sent(entry)
+
+    def effective(self, transcriber: Transcriber, step: Step) -> Step:
+        """The step as it will really run: without a penalty the server is known to ignore."""
+        with self._lock:
+            ignored = id(transcriber) in self._ignores_penalty
+        return Step(step.temperature, None, step.context) if step.repetition_penalty is not None and ignored else step
+
+    def notice_ignored_penalty(self, transcriber: Transcriber, step: Step, body, plain_body) -> None:
+        """A server that silently drops repetition_penalty (builds before ~Aug 2026) answers
+        a penalised step exactly as the same step without it: remember, stop sending it.
+        (At temperature 0.1 a loop is near-deterministic, so identical bodies are telling.)"""
+        if step.repetition_penalty is not None and body is not None and body == plain_body:
+            with self._lock:
+                self._ignores_penalty.add(id(transcriber))
+
+    def cancel(self) -> None:
+        """Send nothing more, and record nothing more (the journal is flushed as it is)."""
+        self.cancelled.set()
+        self.journal.close()

@@ -1,0 +1,160 @@
+"""The repair judge weighs answers against the voiced audio, the original's clean text
+and each other: deletions are never accepted, real repetition is."""
+
+import numpy as np
+import pytest
+
+import degen
+from degen.model import Segment, Span, Transcript
+from degen.repair.evidence import EvidenceConfig, Verdict, agreeing, clean_texts, judge
+from degen.repair.policy import Policy
+from degen.testing import Session, TestServer, write_session_audio
+
+SENTENCES = [
+    (0.5, 5.0, "S01", "We should look at the numbers again before the release."),
+    (6.0, 9.5, "S02", " ".join(["wait"] * 10)),
+    (10.5, 16.0, "S01", "Latency matters and the customer asked for a new draft."),
+    (17.0, 22.0, "S02", "So let us plan the work for Friday then."),
+]
+
+
+def transcript(rows) -> Transcript:
+    return Transcript(tuple(Segment(Span(a, b), s, t) for a, b, s, t in rows))
+
+
+def test_an_empty_answer_for_voiced_audio_is_a_deletion():
+    v = judge(Transcript(()), 10.0, voiced=8.0)
+    assert not v.clean and "deletion" in v.problems and v.loses_text and v.badness == float("inf")
+
+
+def test_an_empty_answer_for_silence_is_right():
+    assert judge(Transcript(()), 10.0, voiced=0.3).clean
+
+
+def test_a_thin_answer_is_a_deletion_and_a_full_one_is_not():
+    thin = transcript([(0.0, 9.0, "S01", "I said.")])
+    full = transcript([(0.0, 9.0, "S01", "I said wait wait wait and then we left the room together.")])
+    assert "deletion" in judge(thin, 9.0, voiced=8.0).problems
+    assert judge(full, 9.0, voiced=8.0).clean
+
+
+def test_voiced_audio_left_unwritten_is_a_deletion():
+    from degen.repair.evidence import longest_unwritten
+    voiced = [(0.0, 4.0), (5.0, 20.0)]
+    assert longest_unwritten(voiced, [Span(0.0, 4.0), Span(5.0, 20.0)], 1.0) == 0.0
+    assert longest_unwritten(voiced, [Span(0.0, 4.0), Span(5.0, 11.0)], 1.0) == pytest.approx(8.0)
+    assert longest_unwritten(voiced, [], 1.0) == pytest.approx(15.0)
+    half = transcript([(0.0, 10.0, "S01", " ".join(f"w{i}" for i in range(30)))])
+    assert "deletion" in judge(half, 20.0, voiced=19.0, unwritten=9.0).problems  # enough words, but half the time bare
+    assert judge(half, 20.0, voiced=19.0, unwritten=1.5).clean
+
+
+def test_text_that_needs_more_time_than_was_voiced_is_a_loop():
+    words = " ".join(f"word{i}" for i in range(60))  # no repeat, but 60 words in 3 voiced seconds
+    v = judge(transcript([(0.0, 20.0, "S01", words)]), 20.0, voiced=3.0)
+    assert "dense" in v.problems and not v.loses_text
+
+
+def test_cjk_rates_are_counted_in_graphemes():
+    v = judge(transcript([(0.0, 4.0, "S01", "我们先把上周的进度过一遍")]), 4.0, voiced=4.0)
+    assert v.clean
+    assert "deletion" in judge(transcript([(0.0, 10.0, "S01", "好的")]), 10.0, voiced=10.0).problems
+
+
+def test_an_answer_that_drops_clean_text_is_never_accepted():
+    required = ("We should look at the numbers again before the release.",)
+    kept = transcript([(0.0, 6.0, "S01", "we should look at the numbers again before release")])
+    lost = transcript([(0.0, 6.0, "S01", "Latency matters and the customer asked for a new draft.")])
+    assert judge(kept, 6.0, voiced=5.0, required=required).clean
+    v = judge(lost, 6.0, voiced=5.0, required=required)
+    assert "lost" in v.problems and v.loses_text
+
+
+def test_witnesses_need_only_be_half_reproduced():
+    witnesses = ("We should look at the numbers again.", "Yeah.", "So let us plan the work for Friday.")
+    answer = transcript([(0.0, 9.0, "S01", "We should look at the numbers again. Yes. So let us plan the work for Friday.")])
+    assert judge(answer, 9.0, voiced=7.0, witnesses=witnesses).clean
+    other = transcript([(0.0, 9.0, "S01", "The cache hit rate is lower than expected this quarter, sadly.")])
+    assert "unrelated" in judge(other, 9.0, voiced=7.0, witnesses=witnesses).problems
+
+
+def test_clean_texts_are_unflagged_segments_wholly_inside():
+    t = transcript(SENTENCES)
+    assert clean_texts(t, Span(0.0, 17.0), frozenset({1})) == (SENTENCES[0][3], SENTENCES[2][3])
+    assert clean_texts(t, Span(1.0, 17.0), frozenset({1})) == (SENTENCES[2][3],)  # the first is cut
+    assert clean_texts(t, Span(0.0, 23.0), frozenset(), outside=Span(5.5, 16.5)) == (SENTENCES[0][3], SENTENCES[3][3])
+
+
+@pytest.mark.parametrize("a, b, agree", [
+    ((("wait", 10),), (("wait", 10),), True),
+    ((("wait", 10),), (("wait", 11),), True),
+    ((("wait", 10),), (("wait", 14),), False),
+    ((("wait", 10),), (("no", 10),), False),
+    ((("的", 102),), (("的", 102),), False),  # beyond what people repeat on purpose
+])
+def test_agreement_needs_the_same_unit_and_count_within_what_speech_holds(a, b, agree):
+    va, vb = Verdict(False, 10, "loop", ("loop",), a, 4.0), Verdict(False, 10, "loop", ("loop",), b, 4.0)
+    assert agreeing(va, vb, EvidenceConfig()) is agree
+
+
+def test_agreement_never_covers_a_loop_that_does_not_fit_the_time():
+    dense = Verdict(False, 10, "loop", ("loop", "dense"), (("wait", 10),), 1.0)
+    plain = Verdict(False, 10, "loop", ("loop",), (("wait", 10),), 4.0)
+    assert not agreeing(dense, plain, EvidenceConfig())
+
+
+# --- End to end on loopback: a word really said ten times ----------------------------
+
+@pytest.fixture
+def wait_session(tmp_path):
+    wav = write_session_audio(tmp_path / "wait.wav", 24.0)
+    import soundfile as sf
+    samples, rate = sf.read(str(wav), dtype="int16")
+    segments = [{"start": a, "end": b, "speaker": s, "text": t} for a, b, s, t in SENTENCES]
+    return wav, Session(samples, rate, segments, [])
+
+
+def test_real_repetition_confirmed_by_two_answers_is_accepted_without_escalating(wait_session):
+    wav, session = wait_session
+    with TestServer(session) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert outcome.status == "repaired" and "accepted as speech" in outcome.reason
+    assert server.stats.transcriptions == 2  # 0.1, then 0.1 with the penalty: they agree; no third step
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
+    counts = [a.verdict.repeats for a in outcome.attempts]
+    assert counts == [(("wait", 10),), (("wait", 10),)]
+    evidence = result.to_dict()["evidence"][0]
+    assert evidence["voiced_seconds"] > 3 and [a["repeats"] for a in evidence["attempts"]] == [["wait x10"]] * 2
+
+
+class _Dropping:
+    """Answers like the session, but every answer drops the repeated word."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None):
+        text = self.session.decode(samples, rate, temperature, max_new_tokens, repetition_penalty)
+        return text.replace(" ".join(["wait"] * 10), "")
+
+
+def test_an_answer_that_drops_the_repeated_word_is_never_accepted(wait_session):
+    wav, session = wait_session
+    with TestServer(_Dropping(session)) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert outcome.status == "unresolved" and outcome.placed is None
+    assert all("deletion" in a.verdict.problems for a in outcome.attempts)
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]  # kept as it was
+    assert len(outcome.attempts) == len(Policy().steps)
+
+
+def test_two_answers_with_the_same_settings_are_not_independent(wait_session):
+    wav, session = wait_session
+    with TestServer(session) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url,
+                           policy=Policy.from_options((0.1, 0.1)))
+    (outcome,) = result.outcomes
+    assert outcome.status != "repaired" and server.stats.transcriptions == 2
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
