@@ -220,7 +220,7 @@ def exit_code(summary: Summary) -> int:
 
 
 def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, render: Callable[[Report], str],
-        out: Callable[[str], None], err: Callable[[str], None], verbose: bool = False) -> int:
+        out: Callable[[str], None], err: Callable[[str], None], verbose: bool = False, quiet: bool = False) -> int:
     """Scan ``paths`` and print as it goes; returns the exit code.
 
     Per file, in input order: a JSON line (``as_json``) or ``render(report)`` on ``out``;
@@ -243,7 +243,7 @@ def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, rende
         elif result.report:
             advice.update(dict.fromkeys(_generic(line, result.path, several) for line in result.report.advice))
             out(render(dataclasses.replace(result.report, advice=())))
-    for line in advice:
+    for line in () if quiet else advice:
         out(f"  advice: {line}")
     if several:
         err(orjson.dumps({"summary": summary.to_dict()}).decode() if as_json else summary.line())

@@ -177,7 +177,8 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **option
         sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
     settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
     sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
-                       out=click.echo, err=_error_line, verbose=_verbosity() > 0))
+                       out=click.echo, err=_error_line, verbose=_verbosity() > 0,
+                       quiet=_verbosity() < 0))
 
 
 def _error_line(line: str) -> None:

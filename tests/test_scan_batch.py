@@ -50,7 +50,8 @@ def test_a_dict_of_lists_gets_three_columns_and_keeps_its_own():
 
 
 def test_another_column_and_durations_as_evidence():
-    batch = {"pred_text": ["thank you " * 6] * 2, "duration": [1.0, 20.0]}
+    # (not "thank you": six of those over 20 s of audio is a known hallucination, rightly flagged)
+    batch = {"pred_text": ["we should go now " * 6] * 2, "duration": [1.0, 20.0]}
     out = degen.scan_batch(batch, column="pred_text", duration_column="duration")
     assert out["degenerate"] == [True, False]
     assert "dense" in orjson.loads(out["findings"][0])[0]["evidence"]
