@@ -37,7 +37,8 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
         if count < fewest:  # below every count rule only a clause can pass (_judge's last branches)
             unit = (period, stream.ids[start:start + period].tobytes())  # equal ids, equal text
             if unit not in long_units:
-                long_units[unit] = _long(stream.text(start, start + period), config)
+                # full=True: the most lenient clause test any branch of _judge applies
+                long_units[unit] = _long(stream.text(start, start + period), config, full=True)
             if not long_units[unit]:
                 continue  # most doubles (``the the``) end here, before the costly evidence
         finding = _judge(stream, start, period, count, transcript, table, config, speaker,
