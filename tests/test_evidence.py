@@ -114,10 +114,27 @@ def wait_session(tmp_path):
     return wav, Session(samples, rate, segments, [])
 
 
-def test_real_repetition_confirmed_by_two_answers_is_accepted_without_escalating(wait_session):
+def test_real_repetition_that_fits_the_voiced_time_is_speech_on_the_first_answer(wait_session):
+    """x10 is flagged as a loop by the scan, but a closed answer whose copies fit the voiced
+    time at a rate people speak is speech: accepted as it is, nothing more is sent."""
     wav, session = wait_session
     with TestServer(session) as server:
         result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert outcome.status == "repaired" and server.stats.transcriptions == 1
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
+    assert outcome.attempts[0].verdict.clean and outcome.attempts[0].verdict.repeats == (("wait", 10),)
+    assert "speech" in outcome.attempts[0].verdict.reason
+
+
+# A band no answer fits, so only agreement between answers (or the best fit at the end) decides.
+UNFIT = Policy(evidence=EvidenceConfig(fit_band=1.001))
+
+
+def test_real_repetition_confirmed_by_two_answers_is_accepted_without_escalating(wait_session):
+    wav, session = wait_session
+    with TestServer(session) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url, policy=UNFIT)
     (outcome,) = result.outcomes
     assert outcome.status == "repaired" and "accepted as speech" in outcome.reason
     assert server.stats.transcriptions == 2  # 0.1, then 0.1 with the penalty: they agree; no third step
@@ -154,7 +171,7 @@ def test_two_answers_with_the_same_settings_are_not_independent(wait_session):
     wav, session = wait_session
     with TestServer(session) as server:
         result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url,
-                           policy=Policy.from_options((0.1, 0.1)))
+                           policy=Policy.from_options((0.1, 0.1), evidence=UNFIT.evidence))
     (outcome,) = result.outcomes
-    assert outcome.status != "repaired" and server.stats.transcriptions == 2
+    assert "accepted as speech" not in outcome.reason and server.stats.transcriptions == 2
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
