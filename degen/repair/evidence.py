@@ -60,6 +60,9 @@ class EvidenceConfig:
             spans 2.1-4.2 words/s. Not a deletion threshold: real conversation runs
             slower (the seed transcript's Mandarin writes 2.3 graphemes per second of
             its audio), so a thin answer costs requests, never the span.
+        max_spoken_unit: the longest unit (words, or CJK graphemes) people repeat on
+            purpose many times over: "no", "wait", "thank you", 然后, 对不起. A
+            sentence said x15 is a loop whatever the time; so is one of 5 words.
         vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
     """
 
@@ -74,6 +77,7 @@ class EvidenceConfig:
     speech_word_rate: float = 3.0
     speech_cjk_rate: float = 5.0
     fit_band: float = 1.4
+    max_spoken_unit: int = 4
     vad: str = "energy"
 
 
@@ -144,7 +148,7 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     analysis = analyze(transcript, config)
     loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
     repeats = tuple((content(f.unit or ""), int(f.count or 0)) for f in loops)
-    if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence):
+    if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence, config):
         reasons += [f"{f.unit} x{f.count} fits {voiced:.1f}s of voiced audio: speech" for f in loops[:2]]
     elif loops:
         problems.append("loop")
@@ -180,7 +184,9 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     if {"deletion", "lost", "unrelated"} & set(problems):
         badness = float("inf")
     fit = spoken_units / expected if expected and voiced >= evidence.min_voiced_seconds else None
-    fits = fit is None or 1 / evidence.fit_band <= fit <= evidence.fit_band
+    # Only where copies of a short unit were written is the amount in doubt (a dropped or
+    # added copy); how fast other speech runs varies too much to hold an answer back for.
+    fits = fit is None or not repeated(text, evidence) or 1 / evidence.fit_band <= fit <= evidence.fit_band
     return Verdict(not problems, badness, "; ".join(reasons) or "clean", tuple(problems), repeats, voiced,
                    fit, fits)
 
@@ -195,7 +201,26 @@ def amount(text: str, voiced: float | None, evidence: EvidenceConfig) -> tuple[i
     return units, None if voiced is None else voiced * evidence.speech_word_rate
 
 
-def spoken(loops, units: int, band: tuple[float, float], voiced: float | None, evidence: EvidenceConfig) -> bool:
+def repeated(text: str, evidence: EvidenceConfig, least: int = 3) -> bool:
+    """Whether ``text`` says one short unit (up to ``max_spoken_unit`` words or CJK
+    graphemes) at least ``least`` times in a row."""
+    units = list(content(text)) if speech_units(text)[1] else content_words(text)
+    for size in range(1, evidence.max_spoken_unit + 1):
+        for start in range(0, max(0, len(units) - size * least + 1)):
+            unit, n = units[start:start + size], 1
+            while units[start + n * size:start + (n + 1) * size] == unit:
+                n += 1
+            if n >= least:
+                return True
+    return False
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (content(w) for w in text.split()) if w]
+
+
+def spoken(loops, units: int, band: tuple[float, float], voiced: float | None, evidence: EvidenceConfig,
+           config: DetectConfig) -> bool:
     """Whether the repetitions found in a closed answer are speech rather than a loop: with
     voiced time known, every count is one a person says on purpose and the answer's units
     (the copies among them) fit the voiced time at a rate a speaker holds. A loop the
@@ -203,7 +228,8 @@ def spoken(loops, units: int, band: tuple[float, float], voiced: float | None, e
     if voiced is None or voiced < evidence.min_voiced_seconds:
         return False
     slowest, fastest = band
-    return all(0 < int(f.count or 0) <= evidence.max_speech_repeats for f in loops) and \
+    short = all(0 < amount(f.unit or "", None, evidence)[0] <= evidence.max_spoken_unit for f in loops)
+    return short and all(0 < int(f.count or 0) <= evidence.max_speech_repeats for f in loops) and \
         slowest * voiced <= units <= fastest * voiced
 
 
