@@ -175,3 +175,62 @@ def test_two_answers_with_the_same_settings_are_not_independent(wait_session):
     (outcome,) = result.outcomes
     assert "accepted as speech" not in outcome.reason and server.stats.transcriptions == 2
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
+
+
+# --- Judged by the voiced time, not by the count (issue 10) ---------------------------
+
+def _said(unit, count, seconds, closed=True):
+    sep = "" if unit.isascii() is False else ", "  # written as the models write them
+    return Transcript((Segment(Span(0.0, seconds), "S01", sep.join([unit] * count) + ".", closed=closed),))
+
+
+@pytest.mark.parametrize("unit, count, voiced", [("Okay", 8, 3.3), ("Wait", 12, 4.0), ("然后", 19, 4.0)])
+def test_a_closed_repetition_that_fits_the_voiced_time_is_speech(unit, count, voiced):
+    v = judge(_said(unit, count, voiced), voiced, voiced=voiced)
+    assert v.clean and v.repeats and v.repeats[0][1] == count and "speech" in v.reason
+    assert judge(_said(unit, count, voiced), voiced).problems == ("loop",)  # no voiced time: the count alone speaks
+
+
+def test_a_repetition_is_no_speech_when_cut_too_dense_or_a_sentence():
+    assert "loop" in judge(_said("Okay", 8, 3.3, closed=False), 3.3, voiced=3.3).problems  # ran to the cap
+    assert "loop" in judge(_said("Okay", 30, 3.3), 3.3, voiced=3.3).problems  # 9 words/s: nobody speaks so fast
+    sentence = "we need to talk about the plan"
+    assert "loop" in judge(_said(sentence, 12, 60.0), 60.0, voiced=60.0).problems  # fits 60 s, still a loop
+
+
+def test_the_amount_of_a_repetition_is_weighed_against_the_voiced_time():
+    few, right, many = (judge(_said("Wait", n, 3.3), 3.3, voiced=3.3) for n in (5, 10, 16))
+    assert few.clean and not few.fits and few.fit < 1 / EvidenceConfig().fit_band  # copies dropped
+    assert right.fits and abs(right.fit - 1) < 0.1
+    assert many.clean and not many.fits and many.fit > EvidenceConfig().fit_band
+    slow = transcript([(0.0, 9.0, "S01", "We met and then we talked about it.")])  # 8 words in 9 s, no repeats
+    assert judge(slow, 9.0, voiced=9.0).fits  # how fast other speech runs varies: not held back
+
+
+class _Counting:
+    """Answers 'wait' a different number of times for each request, in order."""
+
+    def __init__(self, session, counts):
+        self.session, self.counts = session, list(counts)
+
+    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None):
+        text = self.session.decode(samples, rate, temperature, max_new_tokens, repetition_penalty)
+        return text.replace(" ".join(["wait"] * 10), " ".join(["wait"] * self.counts.pop(0)))
+
+
+def test_of_answers_that_disagree_on_the_count_the_nearest_the_voiced_time_is_taken(wait_session):
+    wav, session = wait_session
+    with TestServer(_Counting(session, [4, 18, 10, 10, 10])) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert server.stats.transcriptions == 3  # x4 and x18 held back, x10 fits
+    assert outcome.status == "repaired" and result.transcript.segments[1].text.split() == ["wait"] * 10
+
+
+def test_when_no_answer_fits_the_best_fit_is_taken(wait_session):
+    wav, session = wait_session
+    with TestServer(_Counting(session, [4, 18, 3, 15, 21])) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert server.stats.transcriptions == len(Policy().steps)
+    assert outcome.status == "repaired" and len(result.transcript.segments[1].text.split()) == 15

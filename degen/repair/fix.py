@@ -222,8 +222,6 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
     v = last.verdict
     if v.clean and v.fits:
         return len(tried) - 1, f"accepted: no loop, fits {_voiced(v)} and keeps the original's clean text"
-    if v.clean and any(_same_amount(t.attempt.verdict, v) for t in tried[:-1]):
-        return _best_fit(tried)  # two answers agree on how much was said: a slow or fast speaker
     for k, earlier in enumerate(tried[:-1]):
         other = earlier.attempt
         independent = (other.step.temperature, other.step.repetition_penalty) != \
@@ -232,6 +230,8 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
             said = ", ".join(f"{u} x{c}" for u, c in v.repeats)
             return len(tried) - 1, (f"accepted as speech: attempts {k + 1} and {len(tried)} agree on {said}, "
                                     f"which fits {_voiced(v)}")
+    if v.clean and any(_same_amount(t.attempt.verdict, v) for t in tried[:-1]):
+        return _best_fit(tried)  # two answers agree on how much was said: a slow or fast speaker
     return None
 
 
