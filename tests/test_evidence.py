@@ -199,12 +199,15 @@ def test_a_repetition_is_no_speech_when_cut_too_dense_or_a_sentence():
 
 
 def test_the_amount_of_a_repetition_is_weighed_against_the_voiced_time():
-    few, right, many = (judge(_said("Wait", n, 3.3), 3.3, voiced=3.3) for n in (5, 10, 16))
-    assert few.clean and not few.fits and few.fit < 1 / EvidenceConfig().fit_band  # copies dropped
+    few, thin, right, many = (judge(_said("Wait", n, 3.3), 3.3, voiced=3.3) for n in (5, 7, 10, 16))
+    assert "deletion" in few.problems and few.loses_text  # slower than slow speech: copies dropped
+    assert thin.clean and not thin.fits and thin.fit < 1 / EvidenceConfig().fit_band  # in doubt: held back
     assert right.fits and abs(right.fit - 1) < 0.1
     assert many.clean and not many.fits and many.fit > EvidenceConfig().fit_band
     slow = transcript([(0.0, 9.0, "S01", "We met and then we talked about it.")])  # 8 words in 9 s, no repeats
     assert judge(slow, 9.0, voiced=9.0).fits  # how fast other speech runs varies: not held back
+    aside = transcript([(0.0, 9.0, "S01", "I said wait wait wait and then we left.")])
+    assert judge(aside, 9.0, voiced=9.0).clean  # a word said thrice in a sentence: not a count in doubt
 
 
 class _Counting:

@@ -53,6 +53,11 @@ class EvidenceConfig:
             answer's expected length is read (150-190 words a minute is 2.5-3.2 words/s
             of talk; pauses are not voiced, so voiced time runs a little faster).
         speech_cjk_rate: the same for CJK graphemes (Mandarin runs 4-6 syllables/s).
+        slow_word_rate: words per voiced second below which a repetition has lost copies:
+            slow read speech runs 2 words/s, and a word said again and again is not said
+            slower than read text. An answer that repeats a short unit more slowly is a
+            deletion (the model wrote "wait" x5 for x10 in 3.2 s).
+        slow_cjk_rate: the same for CJK graphemes (slow Mandarin runs 3 syllables/s).
         fit_band: an answer within this factor of the expected units fits the voiced
             time and is accepted at once; a clean one outside it is held back while the
             schedule runs on, until another clean answer agrees on the amount (a slow or
@@ -76,6 +81,8 @@ class EvidenceConfig:
     witness_share: float = 0.5
     speech_word_rate: float = 3.0
     speech_cjk_rate: float = 5.0
+    slow_word_rate: float = 2.0
+    slow_cjk_rate: float = 3.0
     fit_band: float = 1.4
     max_spoken_unit: int = 4
     vad: str = "energy"
@@ -168,6 +175,12 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
         problems.append("deletion")
         reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units, "
                        f"ordinary speech writes {expected:.0f})")
+    copies = repeated(text, evidence)
+    if expected and voiced >= evidence.min_voiced_seconds and copies and "deletion" not in problems and \
+            spoken_units < voiced * (evidence.slow_cjk_rate if speech_units(text)[1] else evidence.slow_word_rate):
+        problems.append("deletion")
+        reasons.append(f"a repetition too thin for {voiced:.1f}s of voiced audio ({spoken_units} units "
+                       f"written, slow speech writes more): copies dropped")
     if unwritten >= evidence.max_unwritten and "deletion" not in problems:
         problems.append("deletion")
         reasons.append(f"{unwritten:.1f}s of voiced audio with no text")
@@ -186,7 +199,7 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     fit = spoken_units / expected if expected and voiced >= evidence.min_voiced_seconds else None
     # Only where copies of a short unit were written is the amount in doubt (a dropped or
     # added copy); how fast other speech runs varies too much to hold an answer back for.
-    fits = fit is None or not repeated(text, evidence) or 1 / evidence.fit_band <= fit <= evidence.fit_band
+    fits = fit is None or not copies or 1 / evidence.fit_band <= fit <= evidence.fit_band
     return Verdict(not problems, badness, "; ".join(reasons) or "clean", tuple(problems), repeats, voiced,
                    fit, fits)
 
@@ -202,17 +215,19 @@ def amount(text: str, voiced: float | None, evidence: EvidenceConfig) -> tuple[i
 
 
 def repeated(text: str, evidence: EvidenceConfig, least: int = 3) -> bool:
-    """Whether ``text`` says one short unit (up to ``max_spoken_unit`` words or CJK
-    graphemes) at least ``least`` times in a row."""
+    """Whether ``text`` is mostly one short unit (up to ``max_spoken_unit`` words or CJK
+    graphemes) said at least ``least`` times in a row: where the amount of text is the
+    count of copies. A sentence with a word said three times in it is not."""
     units = list(content(text)) if speech_units(text)[1] else content_words(text)
+    longest = 0
     for size in range(1, evidence.max_spoken_unit + 1):
         for start in range(0, max(0, len(units) - size * least + 1)):
             unit, n = units[start:start + size], 1
             while units[start + n * size:start + (n + 1) * size] == unit:
                 n += 1
             if n >= least:
-                return True
-    return False
+                longest = max(longest, n * size)
+    return longest > 0 and 2 * longest >= len(units)
 
 
 def content_words(text: str) -> list[str]:
