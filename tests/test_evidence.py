@@ -114,10 +114,27 @@ def wait_session(tmp_path):
     return wav, Session(samples, rate, segments, [])
 
 
-def test_real_repetition_confirmed_by_two_answers_is_accepted_without_escalating(wait_session):
+def test_real_repetition_that_fits_the_voiced_time_is_speech_on_the_first_answer(wait_session):
+    """x10 is flagged as a loop by the scan, but a closed answer whose copies fit the voiced
+    time at a rate people speak is speech: accepted as it is, nothing more is sent."""
     wav, session = wait_session
     with TestServer(session) as server:
         result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert outcome.status == "repaired" and server.stats.transcriptions == 1
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
+    assert outcome.attempts[0].verdict.clean and outcome.attempts[0].verdict.repeats == (("wait", 10),)
+    assert "speech" in outcome.attempts[0].verdict.reason
+
+
+# A band no answer fits, so only agreement between answers (or the best fit at the end) decides.
+UNFIT = Policy(evidence=EvidenceConfig(fit_band=1.001))
+
+
+def test_real_repetition_confirmed_by_two_answers_is_accepted_without_escalating(wait_session):
+    wav, session = wait_session
+    with TestServer(session) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url, policy=UNFIT)
     (outcome,) = result.outcomes
     assert outcome.status == "repaired" and "accepted as speech" in outcome.reason
     assert server.stats.transcriptions == 2  # 0.1, then 0.1 with the penalty: they agree; no third step
@@ -154,7 +171,69 @@ def test_two_answers_with_the_same_settings_are_not_independent(wait_session):
     wav, session = wait_session
     with TestServer(session) as server:
         result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url,
-                           policy=Policy.from_options((0.1, 0.1)))
+                           policy=Policy.from_options((0.1, 0.1), evidence=UNFIT.evidence))
     (outcome,) = result.outcomes
-    assert outcome.status != "repaired" and server.stats.transcriptions == 2
+    assert "accepted as speech" not in outcome.reason and server.stats.transcriptions == 2
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
+
+
+# --- Judged by the voiced time, not by the count (issue 10) ---------------------------
+
+def _said(unit, count, seconds, closed=True):
+    sep = "" if unit.isascii() is False else ", "  # written as the models write them
+    return Transcript((Segment(Span(0.0, seconds), "S01", sep.join([unit] * count) + ".", closed=closed),))
+
+
+@pytest.mark.parametrize("unit, count, voiced", [("Okay", 8, 3.3), ("Wait", 12, 4.0), ("然后", 19, 4.0)])
+def test_a_closed_repetition_that_fits_the_voiced_time_is_speech(unit, count, voiced):
+    v = judge(_said(unit, count, voiced), voiced, voiced=voiced)
+    assert v.clean and v.repeats and v.repeats[0][1] == count and "speech" in v.reason
+    assert judge(_said(unit, count, voiced), voiced).problems == ("loop",)  # no voiced time: the count alone speaks
+
+
+def test_a_repetition_is_no_speech_when_cut_too_dense_or_a_sentence():
+    assert "loop" in judge(_said("Okay", 8, 3.3, closed=False), 3.3, voiced=3.3).problems  # ran to the cap
+    assert "loop" in judge(_said("Okay", 30, 3.3), 3.3, voiced=3.3).problems  # 9 words/s: nobody speaks so fast
+    sentence = "we need to talk about the plan"
+    assert "loop" in judge(_said(sentence, 12, 60.0), 60.0, voiced=60.0).problems  # fits 60 s, still a loop
+
+
+def test_the_amount_of_a_repetition_is_weighed_against_the_voiced_time():
+    few, thin, right, many = (judge(_said("Wait", n, 3.3), 3.3, voiced=3.3) for n in (5, 7, 10, 16))
+    assert "deletion" in few.problems and few.loses_text  # slower than slow speech: copies dropped
+    assert thin.clean and not thin.fits and thin.fit < 1 / EvidenceConfig().fit_band  # in doubt: held back
+    assert right.fits and abs(right.fit - 1) < 0.1
+    assert many.clean and not many.fits and many.fit > EvidenceConfig().fit_band
+    slow = transcript([(0.0, 9.0, "S01", "We met and then we talked about it.")])  # 8 words in 9 s, no repeats
+    assert judge(slow, 9.0, voiced=9.0).fits  # how fast other speech runs varies: not held back
+    aside = transcript([(0.0, 9.0, "S01", "I said wait wait wait and then we left.")])
+    assert judge(aside, 9.0, voiced=9.0).clean  # a word said thrice in a sentence: not a count in doubt
+
+
+class _Counting:
+    """Answers 'wait' a different number of times for each request, in order."""
+
+    def __init__(self, session, counts):
+        self.session, self.counts = session, list(counts)
+
+    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None):
+        text = self.session.decode(samples, rate, temperature, max_new_tokens, repetition_penalty)
+        return text.replace(" ".join(["wait"] * 10), " ".join(["wait"] * self.counts.pop(0)))
+
+
+def test_of_answers_that_disagree_on_the_count_the_nearest_the_voiced_time_is_taken(wait_session):
+    wav, session = wait_session
+    with TestServer(_Counting(session, [4, 18, 10, 10, 10])) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert server.stats.transcriptions == 3  # x4 and x18 held back, x10 fits
+    assert outcome.status == "repaired" and result.transcript.segments[1].text.split() == ["wait"] * 10
+
+
+def test_when_no_answer_fits_the_best_fit_is_taken(wait_session):
+    wav, session = wait_session
+    with TestServer(_Counting(session, [4, 18, 3, 15, 21])) as server:
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+    (outcome,) = result.outcomes
+    assert server.stats.transcriptions == len(Policy().steps)
+    assert outcome.status == "repaired" and len(result.transcript.segments[1].text.split()) == 15

@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 
 from ..detect import DEFAULT, DetectConfig, analyze
 from ..detect.tokens import content
-from ..detect.script import speech_units
+from ..detect.script import cjk_count, speech_units
 from ..model import Span, Transcript
 
 
@@ -49,6 +49,25 @@ class EvidenceConfig:
             neighbour, anchors), the share an answer must reproduce to count as a
             transcript of this audio at all. Half: a fresh decode may word a short
             neighbour differently, but an answer for other audio, or nonsense, keeps none.
+        speech_word_rate: words per voiced second of ordinary speech, from which an
+            answer's expected length is read (150-190 words a minute is 2.5-3.2 words/s
+            of talk; pauses are not voiced, so voiced time runs a little faster).
+        speech_cjk_rate: the same for CJK graphemes (Mandarin runs 4-6 syllables/s).
+        slow_word_rate: words per voiced second below which a repetition has lost copies:
+            slow read speech runs 2 words/s, and a word said again and again is not said
+            slower than read text. An answer that repeats a short unit more slowly is a
+            deletion (the model wrote "wait" x5 for x10 in 3.2 s).
+        slow_cjk_rate: the same for CJK graphemes (slow Mandarin runs 3 syllables/s).
+        fit_band: an answer within this factor of the expected units fits the voiced
+            time and is accepted at once; a clean one outside it is held back while the
+            schedule runs on, until another clean answer agrees on the amount (a slow or
+            fast speaker) or none is left, and the one that fits best is taken. 1.4
+            spans 2.1-4.2 words/s. Not a deletion threshold: real conversation runs
+            slower (the seed transcript's Mandarin writes 2.3 graphemes per second of
+            its audio), so a thin answer costs requests, never the span.
+        max_spoken_unit: the longest unit (words, or CJK graphemes) people repeat on
+            purpose many times over: "no", "wait", "thank you", 然后, 对不起. A
+            sentence said x15 is a loop whatever the time; so is one of 5 words.
         vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
     """
 
@@ -60,6 +79,12 @@ class EvidenceConfig:
     keep_ratio: float = 80.0
     max_speech_repeats: int = 32
     witness_share: float = 0.5
+    speech_word_rate: float = 3.0
+    speech_cjk_rate: float = 5.0
+    slow_word_rate: float = 2.0
+    slow_cjk_rate: float = 3.0
+    fit_band: float = 1.4
+    max_spoken_unit: int = 4
     vad: str = "energy"
 
 
@@ -76,6 +101,9 @@ class Verdict:
             "unusable".
         repeats: (unit, count) of every loop found, to compare answers.
         voiced: voiced seconds of the audio the text stands for.
+        fit: the answer's speech units over those ordinary speech would write in the
+            voiced time (1.0 is a perfect fit); None without voiced time.
+        fits: ``fit`` lies within ``fit_band`` (True without voiced time).
     """
 
     clean: bool
@@ -84,6 +112,8 @@ class Verdict:
     problems: tuple[str, ...] = ()
     repeats: tuple[tuple[str, int], ...] = ()
     voiced: float | None = None
+    fit: float | None = None
+    fits: bool = True
 
     @property
     def loses_text(self) -> bool:
@@ -93,7 +123,8 @@ class Verdict:
         return {"clean": self.clean, "badness": round(self.badness, 2) if self.badness != float("inf") else None,
                 "reason": self.reason, "problems": list(self.problems),
                 "repeats": [{"unit": u, "count": c} for u, c in self.repeats],
-                "voiced_seconds": None if self.voiced is None else round(self.voiced, 2)}
+                "voiced_seconds": None if self.voiced is None else round(self.voiced, 2),
+                "fit": None if self.fit is None else round(self.fit, 2)}
 
 
 def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[int, float, float]:
@@ -117,28 +148,39 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     (how the original is judged).
     """
     problems, reasons, badness = [], [], 0.0
+    text = "".join(s.text for s in transcript) if transcript.segments else ""
+    units, fastest, slowest = density(text, config, evidence)
+    spoken_units, expected = amount(text, voiced, evidence)
+    unclosed = [s for s in transcript if not s.closed]
     analysis = analyze(transcript, config)
     loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
     repeats = tuple((content(f.unit or ""), int(f.count or 0)) for f in loops)
-    if loops:
+    if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence, config):
+        reasons += [f"{f.unit} x{f.count} fits {voiced:.1f}s of voiced audio: speech" for f in loops[:2]]
+    elif loops:
         problems.append("loop")
         badness += float(sum(f.covered for f in loops))
         reasons += [f"{f.kind} {f.unit} x{f.count}" for f in loops[:2]]
-    unclosed = [s for s in transcript if not s.closed]
     if unclosed:
         problems.append("cut")
         badness += sum(len(content(s.text)) for s in unclosed)
         reasons.append("cut at the token cap")
-    text = "".join(s.text for s in transcript) if transcript.segments else ""
-    units, fastest, slowest = density(text, config, evidence)
     room = max(seconds if voiced is None else voiced, config.rate_min_seconds)
     if units >= config.rate_min_units and units > fastest * room:
         problems.append("dense")
         badness += units - fastest * room
         reasons.append(f"needs more time than was voiced ({units} units in {room:.1f}s)")
-    if voiced is not None and voiced >= evidence.min_voiced_seconds and units < slowest * voiced:
+    if voiced is not None and voiced >= evidence.min_voiced_seconds and (
+            units < slowest * voiced):
         problems.append("deletion")
-        reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units)")
+        reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units, "
+                       f"ordinary speech writes {expected:.0f})")
+    copies = repeated(text, evidence)
+    if expected and voiced >= evidence.min_voiced_seconds and copies and "deletion" not in problems and \
+            spoken_units < voiced * (evidence.slow_cjk_rate if speech_units(text)[1] else evidence.slow_word_rate):
+        problems.append("deletion")
+        reasons.append(f"a repetition too thin for {voiced:.1f}s of voiced audio ({spoken_units} units "
+                       f"written, slow speech writes more): copies dropped")
     if unwritten >= evidence.max_unwritten and "deletion" not in problems:
         problems.append("deletion")
         reasons.append(f"{unwritten:.1f}s of voiced audio with no text")
@@ -154,7 +196,56 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
                        f"{len(witnesses)} missing): not a transcript of this audio")
     if {"deletion", "lost", "unrelated"} & set(problems):
         badness = float("inf")
-    return Verdict(not problems, badness, "; ".join(reasons) or "clean", tuple(problems), repeats, voiced)
+    fit = spoken_units / expected if expected and voiced >= evidence.min_voiced_seconds else None
+    # Only where copies of a short unit were written is the amount in doubt (a dropped or
+    # added copy); how fast other speech runs varies too much to hold an answer back for.
+    fits = fit is None or not copies or 1 / evidence.fit_band <= fit <= evidence.fit_band
+    return Verdict(not problems, badness, "; ".join(reasons) or "clean", tuple(problems), repeats, voiced,
+                   fit, fits)
+
+
+def amount(text: str, voiced: float | None, evidence: EvidenceConfig) -> tuple[int, float | None]:
+    """(units written, units ordinary speech writes in ``voiced`` seconds): syllables
+    (CJK graphemes) for CJK text, else words. Not detection's units, which add a word per
+    CJK run: a repetition written with commas would count a third more than one without."""
+    units, cjk = speech_units(text)
+    if cjk:
+        return cjk_count(text), None if voiced is None else voiced * evidence.speech_cjk_rate
+    return units, None if voiced is None else voiced * evidence.speech_word_rate
+
+
+def repeated(text: str, evidence: EvidenceConfig, least: int = 3) -> bool:
+    """Whether ``text`` is mostly one short unit (up to ``max_spoken_unit`` words or CJK
+    graphemes) said at least ``least`` times in a row: where the amount of text is the
+    count of copies. A sentence with a word said three times in it is not."""
+    units = list(content(text)) if speech_units(text)[1] else content_words(text)
+    longest = 0
+    for size in range(1, evidence.max_spoken_unit + 1):
+        for start in range(0, max(0, len(units) - size * least + 1)):
+            unit, n = units[start:start + size], 1
+            while units[start + n * size:start + (n + 1) * size] == unit:
+                n += 1
+            if n >= least:
+                longest = max(longest, n * size)
+    return longest > 0 and 2 * longest >= len(units)
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (content(w) for w in text.split()) if w]
+
+
+def spoken(loops, units: int, band: tuple[float, float], voiced: float | None, evidence: EvidenceConfig,
+           config: DetectConfig) -> bool:
+    """Whether the repetitions found in a closed answer are speech rather than a loop: with
+    voiced time known, every count is one a person says on purpose and the answer's units
+    (the copies among them) fit the voiced time at a rate a speaker holds. A loop the
+    decoder ran into either runs to the cap or writes more than the time holds."""
+    if voiced is None or voiced < evidence.min_voiced_seconds:
+        return False
+    slowest, fastest = band
+    short = all(0 < amount(f.unit or "", None, evidence)[0] <= evidence.max_spoken_unit for f in loops)
+    return short and all(0 < int(f.count or 0) <= evidence.max_speech_repeats for f in loops) and \
+        slowest * voiced <= units <= fastest * voiced
 
 
 def missing(required: tuple[str, ...], text: str, evidence: EvidenceConfig) -> list[str]:
@@ -206,7 +297,7 @@ def longest_unwritten(voiced: list[tuple[float, float]], written: list[Span], sl
 def agreeing(a: Verdict, b: Verdict, evidence: EvidenceConfig) -> bool:
     """Two answers that both loop only in the same way, with counts that agree and fit
     the voiced time: the repetition is speech."""
-    plausible = lambda v: (v.problems == ("loop",) and v.repeats
+    plausible = lambda v: (set(v.problems) <= {"loop"} and v.repeats
                            and all(c <= evidence.max_speech_repeats for _, c in v.repeats))
     if not (plausible(a) and plausible(b)) or len(a.repeats) != len(b.repeats):
         return False

@@ -11,6 +11,7 @@ unresolved: an answer that deletes speech is never traded for a loop.
 
 from __future__ import annotations
 
+import math
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -167,6 +168,9 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
         accepted = _accept(scope, tried)
         if accepted is not None:
             return _finish(scope, sender, rs, transcriber, tried, accepted, prior, recorded, core_voiced)
+    best = _best_fit(tried)
+    if best is not None:
+        return _finish(scope, sender, rs, transcriber, tried, best, prior, recorded, core_voiced)
     return _fallback(scope, rs, tried, core_voiced)
 
 
@@ -203,9 +207,12 @@ def _notice_ignored_penalty(sender: Sender, transcriber, step: Step, sent: Sent,
 def _rejected(attempt: Attempt) -> str:
     if attempt.error:
         return "server error"
-    if attempt.verdict is None or attempt.verdict.clean:
+    v = attempt.verdict
+    if v is None or (v.clean and v.fits):
         return ""
-    return f"rejected: {attempt.verdict.reason}"
+    if v.clean:
+        return f"held back: {v.fit:.2f}x the text ordinary speech writes in {_voiced(v)}; another answer was sought"
+    return f"rejected: {v.reason}"
 
 
 def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
@@ -213,7 +220,7 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
     repetition confirmed by an earlier answer made with other settings."""
     last = tried[-1].attempt
     v = last.verdict
-    if v.clean:
+    if v.clean and v.fits:
         return len(tried) - 1, f"accepted: no loop, fits {_voiced(v)} and keeps the original's clean text"
     for k, earlier in enumerate(tried[:-1]):
         other = earlier.attempt
@@ -223,7 +230,30 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
             said = ", ".join(f"{u} x{c}" for u, c in v.repeats)
             return len(tried) - 1, (f"accepted as speech: attempts {k + 1} and {len(tried)} agree on {said}, "
                                     f"which fits {_voiced(v)}")
+    if v.clean and any(_same_amount(t.attempt.verdict, v) for t in tried[:-1]):
+        return _best_fit(tried)  # two answers agree on how much was said: a slow or fast speaker
     return None
+
+
+def _same_amount(a: Verdict | None, b: Verdict) -> bool:
+    """Two clean answers whose amounts of text agree (within a tenth, or one unit's worth)."""
+    return a is not None and a.clean and a.fit is not None and b.fit is not None and \
+        abs(a.fit - b.fit) <= 0.1 * max(a.fit, b.fit)
+
+
+def _best_fit(tried: tuple[Tried, ...]) -> tuple[int, str] | None:
+    """Of clean answers none of which fit the voiced time closely (two agreed on the
+    amount, or the schedule ran out): the one whose amount of text comes nearest to it
+    (a thin answer may have dropped copies of a repeated word; a full one run a few on)."""
+    clean = [(abs(math.log(t.attempt.verdict.fit)) if t.attempt.verdict.fit else 0.0, k)
+             for k, t in enumerate(tried)
+             if t.attempt.verdict is not None and t.attempt.verdict.clean and t.placed is not None]
+    if not clean:
+        return None
+    k = min(clean)[1]
+    v = tried[k].attempt.verdict
+    return k, (f"accepted: no loop and keeps the original's clean text; of {len(clean)} such answers its "
+               f"amount of text fits {_voiced(v)} best ({v.fit:.2f}x ordinary speech)")
 
 
 def _voiced(v: Verdict) -> str:
@@ -300,7 +330,7 @@ def _combine(whole: Verdict, kept: Verdict) -> Verdict:
     reasons = [r for r in dict.fromkeys(whole.reason.split("; ") + kept.reason.split("; ")) if r != "clean"]
     badness = INF if whole.badness == INF or kept.badness == INF else max(whole.badness, kept.badness)
     return Verdict(not problems, badness, "; ".join(reasons) or "clean", problems,
-                   whole.repeats or kept.repeats, kept.voiced)
+                   whole.repeats or kept.repeats, kept.voiced, kept.fit, kept.fits)
 
 
 def _anchored(scope, sender, rs, transcriber, chosen: Tried, prior, recorded, core_voiced) -> Tried | None:
