@@ -36,10 +36,10 @@ RECORDINGS = {name: (key, entry) for key, entry in MANIFEST.items() for name in 
 CLEAN = ("clean_a", "clean_b")
 # Greedy transcripts that loop in the recording (a file that stopped looping when it was
 # recorded again fails test_recorded_loops_are_still_loops, not silently drops out).
-LOOPING = ("okay_x10", "no_x15", "wait_x10", "right_x12", "thanks_x8", "meeting_wait", "agenda_no",
+LOOPING = ("okay_x10", "no_x15", "wait_x10", "right_x12", "meeting_wait", "agenda_no",
            "zh_ranhou", "zh_jiushi", "zh_meeting", "de_ja", "de_ja_first", "de_meeting")
 # Where the model heard the words right: a faithful repair is possible, and required.
-HEARD = ("okay_x10", "wait_x10", "right_x12", "thanks_x8", "meeting_wait", "zh_ranhou", "zh_jiushi", "zh_meeting",
+HEARD = ("okay_x10", "wait_x10", "right_x12", "meeting_wait", "zh_ranhou", "zh_jiushi", "zh_meeting",
          "de_ja")
 
 
@@ -98,6 +98,14 @@ def test_loop_is_found_where_it_starts(name):
     assert min(f.span.start for f in found) >= first.span.start - 1.0  # the sentences before stay out
 
 
+def test_real_repetition_heard_almost_right_is_no_loop():
+    """"thank you" said 8 times, heard 9 times at 4.5 words/s of its 4 s: each copy has
+    the time speech needs, so it is repetition people say, not a loop (a count-only rule
+    called it one)."""
+    transcript = degen.read(greedy("thanks_x8"))
+    assert "thank you" in text(transcript).lower() and not loops(degen.scan(transcript))
+
+
 @pytest.mark.parametrize("name", CLEAN)
 def test_clean_recordings_are_clean(name):
     assert not degen.scan(greedy(name)).degenerate
@@ -138,7 +146,7 @@ def test_replayed_clean_audio_is_never_sent(replays, name):
 
 # --- the live model: only what holds on any CPU -------------------------------------------
 
-LIVE = ("meeting_wait", "okay_x10", "thanks_x8", "zh_ranhou", "de_ja")
+LIVE = ("meeting_wait", "okay_x10", "zh_ranhou", "de_ja")
 
 
 @pytest.fixture(scope="module")
