@@ -237,3 +237,28 @@ def test_when_no_answer_fits_the_best_fit_is_taken(wait_session):
     (outcome,) = result.outcomes
     assert server.stats.transcriptions == len(Policy().steps)
     assert outcome.status == "repaired" and len(result.transcript.segments[1].text.split()) == 15
+
+
+def _naive_repeated(units, longest_unit, least=3):
+    """The plain definition: some unit of up to ``longest_unit`` said ``least`` or more
+    times in a row covers half the answer."""
+    longest = 0
+    for size in range(1, longest_unit + 1):
+        for start in range(len(units)):
+            unit, n = units[start:start + size], 1
+            while len(unit) == size and units[start + n * size:start + (n + 1) * size] == unit:
+                n += 1
+            if n >= least:
+                longest = max(longest, n * size)
+    return longest > 0 and 2 * longest >= len(units)
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+
+@given(st.lists(st.sampled_from(["ab", "c", "d"]), max_size=30))
+def test_repeated_matches_its_naive_definition(words):
+    from degen.repair.evidence import EvidenceConfig, content_words, repeated
+    config = EvidenceConfig()
+    text = " ".join(words)
+    assert repeated(text, config) == _naive_repeated(content_words(text), config.max_spoken_unit)

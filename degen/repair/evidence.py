@@ -221,12 +221,13 @@ def repeated(text: str, evidence: EvidenceConfig, least: int = 3) -> bool:
     units = list(content(text)) if speech_units(text)[1] else content_words(text)
     longest = 0
     for size in range(1, evidence.max_spoken_unit + 1):
-        for start in range(0, max(0, len(units) - size * least + 1)):
-            unit, n = units[start:start + size], 1
-            while units[start + n * size:start + (n + 1) * size] == unit:
-                n += 1
-            if n >= least:
-                longest = max(longest, n * size)
+        # One pass per unit size (a loop answer runs to thousands of units): ``run``
+        # positions in a row equal to the one ``size`` later make (run + size) // size copies.
+        run = 0
+        for i in range(len(units) - size):
+            run = run + 1 if units[i] == units[i + size] else 0
+            if run and (run + size) // size >= least:
+                longest = max(longest, (run + size) // size * size)
     return longest > 0 and 2 * longest >= len(units)
 
 
