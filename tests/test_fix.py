@@ -182,6 +182,17 @@ def test_audio_shorter_than_transcript_is_refused(tmp_path):
     assert result.exit_code == 2 and "audio is 1.0s" in result.output
 
 
+def _fix_until_journaled(args, server, out, journal, *, lines, timeout, output):
+    """`degen fix` in a subprocess, returned once its journal holds ``lines`` lines (the
+    header included) or ``timeout`` seconds have passed."""
+    proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", server.url, "--out", str(out)],
+                            stdout=output, stderr=output)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < lines):
+        time.sleep(0.05)
+    return proc
+
+
 def test_killed_run_resumes_without_resending(make_server, seed_audio, tmp_path):
     reference = tmp_path / "reference.json"
     server = make_server()
@@ -192,11 +203,7 @@ def test_killed_run_resumes_without_resending(make_server, seed_audio, tmp_path)
     slow = make_server(decode_seconds_per_second=0.02)
     out = tmp_path / "fixed.json"
     journal = tmp_path / "fixed.json.degen-journal.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", slow.url, "--out", str(out)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < 4):
-        time.sleep(0.05)
+    proc = _fix_until_journaled(args, slow, out, journal, lines=4, timeout=60, output=subprocess.DEVNULL)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not out.exists()
@@ -362,11 +369,7 @@ def test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes(make_serve
     slow = make_server(decode_seconds_per_second=0.2)  # a 30 s clip takes 6 s: always something in flight
     out = tmp_path / "fixed.json"
     journal = tmp_path / "fixed.json.degen-journal.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", slow.url, "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < 3):
-        time.sleep(0.05)
+    proc = _fix_until_journaled(args, slow, out, journal, lines=3, timeout=90, output=subprocess.PIPE)
     sent_at = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
