@@ -88,3 +88,14 @@ def test_scan_still_parses_and_checks_fail_on(tmp_path):
     assert bad.exit_code == 2
     assert "'severe' is not one of 'low', 'medium', 'high'" in bad.output
     assert "[low|medium|high]" in CliRunner().invoke(main, ["scan", "--help"]).output
+
+
+def test_cli_keeps_openblas_to_one_thread_unless_told(tmp_path):
+    """numpy's OpenBLAS would start a thread per core at import for no work degen does."""
+    body = "import os, degen.cli\nprint('THREADS=' + os.environ.get('OPENBLAS_NUM_THREADS', ''), file=sys.__stderr__)"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for preset, expected in ((None, "1"), ("4", "4")):
+        child_env = {**env, "PYTHONPATH": str(ROOT), **({"OPENBLAS_NUM_THREADS": preset} if preset else {})}
+        done = subprocess.run([sys.executable, "-c", "import sys\n" + body], cwd=tmp_path, env=child_env,
+                              capture_output=True, text=True, timeout=60)
+        assert f"THREADS={expected}" in done.stderr, done.stderr

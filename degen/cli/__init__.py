@@ -34,6 +34,12 @@ from .scanning import filter_command, scan
 
 _CLICK_FLOW = (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort)
 
+# numpy's OpenBLAS starts one thread per core when numpy is imported; degen does no linear
+# algebra, so they only cost start-up CPU (about as much again as the import itself, more
+# on a many-core host, and once per worker with --jobs). Set before numpy is imported, and
+# only when the user has not chosen a value.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 
 class _Group(click.Group):
     """The one boundary where errors become a line on stderr and an exit code: degen's
