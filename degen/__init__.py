@@ -154,9 +154,11 @@ __all__ = [
     "ServerError", "ServerUnreachable", "ServerTimeout", "ServerRejected", "formats",
 ]
 
-# Public names that live in heavier modules, resolved on first access (PEP 562).
+# Public names that live in heavier modules, resolved on first access (PEP 562); the
+# submodules the package used to import eagerly stay reachable as attributes too.
 _LAZY = {
-    "formats": (".formats", None),
+    "formats": (".formats", None), "detect": (".detect", None), "filter": (".filter", None), "io": (".io", None),
+    "report": (".report", None),
     "DEFAULT": (".detect", "DEFAULT"), "DetectConfig": (".detect", "DetectConfig"),
     "Finding": (".detect", "Finding"), "analyze": (".detect", "analyze"),
     "scan_batch": (".filter", "scan_batch"),

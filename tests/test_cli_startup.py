@@ -67,7 +67,9 @@ def test_public_names_still_resolve_on_first_use(tmp_path):
             "assert not missing, missing\n"
             "assert degen.DetectConfig is __import__('degen.detect', fromlist=['x']).DetectConfig\n"
             "assert degen.scan('[0.0][S01]' + '的' * 102 + '[4.0]').degenerate\n"
-            "assert set(degen.__all__) <= set(dir(degen))\n")
+            "assert set(degen.__all__) <= set(dir(degen))\n"
+            "assert degen.filter.scan_batch is degen.scan_batch and degen.io.write_atomic is degen.write_atomic\n"
+            "assert degen.report.Report is degen.Report and degen.detect.DEFAULT is degen.DEFAULT\n")
     assert "degen.detect" in loaded_after(body, tmp_path)
 
 
