@@ -16,6 +16,11 @@ def _default_out(path: Path) -> Path:
     return path.with_name(f"{path.stem}.fixed{path.suffix}")
 
 
+# policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
+# every command's --help; tests/test_pieces.py holds the two equal).
+DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
+
+
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--audio", "audio_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
@@ -28,8 +33,9 @@ def _default_out(path: Path) -> Path:
               help="Edits and attempts as JSON [OUT.degen.json].")
 @click.option("--model", help="Model id to send (only when the server needs one).")
 @click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
-@click.option("--temperatures", "schedule", default="0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4", show_default=True,
-              help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span].")
+@click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True,
+              help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span]"
+                   "[+pieces: where the audio repeats a word, one request per copy].")
 @click.option("--repetition-penalty", type=Finite(0, 2, min_open=True),
               help="Send this repetition_penalty with every step (servers from ~Aug 2026 honour it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,

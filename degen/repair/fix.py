@@ -188,7 +188,7 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
     while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:
         number, step = choice
         sent = recorded.get(number) or _send(scope, sender, transcriber, rs, number, step, repetition)
-        attempt, placed = _judge(scope, rs, step, sent, prior, core_voiced)
+        attempt, placed = _judge(scope, rs, step, sent, prior, core_voiced, repetition)
         _notice_ignored_penalty(sender, transcriber, step, sent, tried)
         tried += (Tried(number, attempt.with_(why=_rejected(attempt)), placed, sent.entry.get("body")),)
         if attempt.error:
@@ -248,6 +248,8 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
     repetition confirmed by an earlier answer made with other settings."""
     last = tried[-1].attempt
     v = last.verdict
+    if v.clean and last.step.pieces:  # the amount is the audio's own count of copies, not a rate's guess
+        return len(tried) - 1, f"accepted: one piece per copy the audio repeats, no loop, fits {_voiced(v)}"
     if v.clean and v.fits:
         return len(tried) - 1, f"accepted: no loop, fits {_voiced(v)} and keeps the original's clean text"
     for k, earlier in enumerate(tried[:-1]):
@@ -327,7 +329,7 @@ def _original_verdict(scope: Scope, rs: RepairSpan) -> Verdict:
 
 
 def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Segment, ...],
-           core_voiced: list[tuple[float, float]]) -> tuple[Attempt, Placed | None]:
+           core_voiced: list[tuple[float, float]], repetition: Repetition | None = None) -> tuple[Attempt, Placed | None]:
     """The verdict on one answer: loops, cut, density and deletion against the voiced
     time of the clip and of the span, and the original's clean text kept."""
     entry = sent.entry
@@ -351,7 +353,8 @@ def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Se
         if candidate.timed else 0.0  # an untimed answer is spread over the clip: nothing to compare
     kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence,
                  voiced=_total(core_voiced), unwritten=unwritten,
-                 required=clean_texts(scope.original, rs.core, scope.flagged))
+                 required=clean_texts(scope.original, rs.core, scope.flagged),
+                 least_units=repetition.copies if repetition is not None else 0)
     return base.with_(verdict=_combine(whole, kept)), placed
 
 

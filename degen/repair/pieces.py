@@ -33,9 +33,10 @@ PIECE_SECONDS = 0.0
 LEAST_PART = 0.3
 
 # The share of pieces that must say the loop's unit for it to name them all. Measured on
-# Whisper tiny.en: "wait" alone came back "wait" in 3 of 10 pieces ("way" in the rest),
-# while "no", which the looping decoder had heard as "Go", came back "Go" in 1 of 14.
-CONFIRM = 0.25
+# Whisper tiny.en over two seeds: "wait" alone came back "wait" in 2 or 3 of 10 pieces
+# ("way" in the rest), while "no", which the looping decoder had heard as "Go", came back
+# "Go" in 1 of 14 (and "No" in 12).
+CONFIRM = 0.15
 
 _END = re.compile(r"[\s.。!！?？,，、;；:：]+$")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 FRAME = 0.01  # seconds per envelope frame: syllables last 0.1 to 0.4 s
+PAUSE = 15  # frames of quiet that part words (a stop's closure inside a word is shorter)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,23 @@ def dips(level: np.ndarray, prominence: float = 6.0, reach: int = 25) -> np.ndar
     return np.asarray(out, dtype=np.int64)
 
 
+def _bounds(level: np.ndarray, voiced_db: float) -> list[int]:
+    """Syllable boundaries: the dips, and where sound starts and stops (a word after a
+    pause has no dip before it). Sound is within 35 dB of the loud frames (speech's
+    dynamic range) and above ``voiced_db``."""
+    if level.size < 3:
+        return []
+    loud = level > max(voiced_db, float(np.percentile(level, 95)) - 35.0)
+    edges = np.flatnonzero(np.diff(np.concatenate(([1], loud.astype(np.int8), [1])))).reshape(-1, 2)
+    # pauses of PAUSE frames or more (a stop's closure inside a word is shorter: a dip)
+    pauses = [(a, b) for a, b in edges.tolist() if b - a >= PAUSE]
+    out: list[int] = []
+    for b in sorted(set(dips(level).tolist()) | {x for p in pauses for x in p if 0 < x < level.size}):
+        if not out or b - out[-1] >= 5:
+            out.append(b)
+    return out
+
+
 def _spectra(samples: np.ndarray, rate: int, bounds: list[int]) -> np.ndarray:
     """Mean log energy in 12 bands (150 Hz to 4 kHz, log-spaced) of each syllable."""
     n = max(1, int(round(FRAME * rate)))
@@ -131,10 +149,9 @@ def find_repetition(samples: np.ndarray, rate: int, alike: Alike = Alike(), long
     None. Copies are compared with their neighbours only, so a speaker who slows down
     over ten copies still reads as one stretch."""
     level = envelope(samples, rate)
-    cut = dips(level)
-    if cut.size < alike.least_copies:
+    bounds = _bounds(level, voiced_db)
+    if len(bounds) <= alike.least_copies:
         return None
-    bounds = cut.tolist()
     # each syllable: [bounds[i], bounds[i+1]) frames; voiced only if its peak is speech-loud
     peaks = np.array([level[a:b].max() for a, b in zip(bounds, bounds[1:])])
     lengths = np.diff(np.asarray(bounds)).astype(np.float64)
@@ -144,28 +161,30 @@ def find_repetition(samples: np.ndarray, rate: int, alike: Alike = Alike(), long
         found = _longest_run(peaks, lengths, spectra, m, alike, voiced_db)
         if found is None:
             continue
-        first, copies = _extend(*found, m, bounds, peaks, alike, voiced_db)
+        first, copies = _extend(*found, m, bounds, peaks, lengths, spectra, alike, voiced_db)
         if best is None or copies * m > best.copies * best.syllables:
             edges = [bounds[first + k * m] * FRAME for k in range(copies + 1)]
             best = Repetition(edges[0], edges[-1], copies, m, tuple(edges[1:-1]))
     return best
 
 
-def _extend(first: int, copies: int, m: int, bounds: list[int], peaks, alike: Alike,
+def _extend(first: int, copies: int, m: int, bounds: list[int], peaks, lengths, spectra, alike: Alike,
             voiced_db: float) -> tuple[int, int]:
-    """Grow a run by the copies on either side that last as long as its own (a copy whose
-    spectrum strayed, the first said louder, the last trailing off): their number is what
-    matters for the count, and a rhythm this regular is not ordinary speech."""
+    """Grow a run by the copies on either side that last as long as its own and are like
+    their neighbour by a looser measure (the first said louder, the last trailing off, a
+    copy on another tone): their number is what matters for the count."""
     def unit(i: int) -> float | None:
         if i < 0 or i + m >= len(bounds) or peaks[i:i + m].min() <= voiced_db:
             return None
         return float(bounds[i + m] - bounds[i])
 
     typical = float(np.median([unit(first + k * m) for k in range(copies)]))
-    like = lambda i: (u := unit(i)) is not None and max(u, typical) <= alike.duration * min(u, typical)
-    while like(first - m):
+    like = lambda i, j: (u := unit(i)) is not None and max(u, typical) <= alike.duration * min(u, typical) \
+        and _same_unit(i, j, m, peaks, lengths, spectra, loose)
+    loose = Alike(alike.duration, alike.loudness_db * 1.5, alike.shape / 2, alike.least_copies)
+    while like(first - m, first):
         first, copies = first - m, copies + 1
-    while like(first + copies * m):
+    while like(first + copies * m, first + (copies - 1) * m):
         copies += 1
     return first, copies
 
