@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
 from .policy import Step
@@ -39,7 +40,6 @@ LEAST_PART = 0.3
 CONFIRM = 0.15
 
 _END = re.compile(r"[\s.。!！?？,，、;；:：]+$")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...])
     body = ""
     for k, text in enumerate(texts):
         piece = text if k == len(texts) - 1 else _END.sub("", text)
-        if body and not (_CJK.search(body[-1]) and _CJK.search(piece[:1] or " ")):
+        if body and not (cjk_count(body[-1]) and cjk_count(piece[:1])):
             body += ", " if body[-1].isalnum() else " "
         body += piece
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
