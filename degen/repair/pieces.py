@@ -97,6 +97,14 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     return Sent(entry)
 
 
+def pieces_note(entry: dict) -> str | None:
+    """For the report: how many requests a pieces answer took, and how the word was named."""
+    if "pieces" not in entry:
+        return None
+    said = entry.get("named") or entry.get("unusable") or "no repeated word named"
+    return f"{entry['pieces']} requests; named {said}" if entry.get("named") else f"{entry['pieces']} requests; {said}"
+
+
 def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
