@@ -96,7 +96,7 @@ def test_pieces_cover_the_stretch_one_copy_each():
 
 
 def test_a_name_needs_the_pieces_agreement():
-    assert name(["way.", "Wait.", "way.", "way.", "wait.", "way."], ("Wait,",))[0] == "Wait"
+    assert name(["way.", "way.", "way.", "way.", "way.", "way."], ("Wait,",))[0] == "Wait"  # a clipped stop
     assert name(["No.", "Go.", "No.", "No.", "No.", "No.", "No.", "No.", "No."], ("Go,",))[0] == "No"
     assert name(["好人", "后阳", "后面", "好人", "库人"], ("然后",)) == (None, None)
 

@@ -33,10 +33,9 @@ PIECE_SECONDS = 0.0
 # Parts before or after the stretch shorter than this hold no word worth a request.
 LEAST_PART = 0.3
 
-# The share of pieces that must say the loop's unit for it to name them all. Measured on
-# Whisper tiny.en over two seeds: "wait" alone came back "wait" in 2 or 3 of 10 pieces
-# ("way" in the rest), while "no", which the looping decoder had heard as "Go", came back
-# "Go" in 1 of 14 (and "No" in 12).
+# The share of pieces that must say the loop's unit (see `_says`) for it to name them all.
+# Measured on Whisper tiny.en: "no", which the looping decoder had heard as "Go", came
+# back "Go" in 1 of 14 pieces and "No" in 12; a unit the pieces confirm came back in most.
 CONFIRM = 0.15
 
 _END = re.compile(r"[\s.。!！?？,，、;；:：]+$")
@@ -157,17 +156,28 @@ def _key(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
+def _says(piece: str, unit: str) -> bool:
+    """Whether a piece's answer is the unit, or the unit with its end clipped: a piece is
+    cut at the dip before the next copy, and a word ending in a stop has its closure there,
+    so its release may fall in the next piece ("wait" -> "way"). The beginning is what the
+    piece heard whole: the first two letters, or the first character of a CJK word."""
+    if piece == unit:
+        return True
+    head = 1 if cjk_count(unit[:1]) else 2
+    return len(unit) > head and len(piece) >= head and piece[:head] == unit[:head]
+
+
 def name(texts: list[str], loop_units: tuple[str, ...]) -> tuple[str | None, str | None]:
     """The word every piece says, when the answers agree on it; (None, None) otherwise.
 
     Each piece holds one copy of the same sound, so the copies have one name. A decoder
-    hearing one short copy alone names it less well than in context ("wait" -> "way",
-    "no" -> "so"): the loop's own unit, heard in context, is the name when at least one
-    piece in ``CONFIRM`` says it too; else a name most pieces agree on. The count is always
+    hearing one short copy alone names it less well than in context ("no" -> "so"): the
+    loop's own unit, heard in context, is the name when at least one piece in ``CONFIRM``
+    says it too (or its beginning, `_says`); else a name most pieces agree on. The count is always
     the audio's: one copy per piece."""
     keys = [_key(t) for t in texts]
     for unit in loop_units:
-        confirmed = sum(k == _key(unit) for k in keys)
+        confirmed = sum(_says(k, _key(unit)) for k in keys)
         if _key(unit) and confirmed >= CONFIRM * len(keys):
             return unit.strip(" ,.，。、"), f"{unit.strip()!r}, the loop's unit, confirmed by {confirmed} of {len(keys)} pieces"
     counts: dict[str, int] = {}
