@@ -162,3 +162,14 @@ def test_the_command_line_default_is_the_library_escalation():
     from degen.cli.repairing import DEFAULT_SCHEDULE
     from degen.repair.policy import ESCALATION, format_schedule, parse_schedule
     assert DEFAULT_SCHEDULE == format_schedule(ESCALATION) and parse_schedule(DEFAULT_SCHEDULE) == ESCALATION
+
+
+def test_dry_run_says_where_the_audio_repeats_a_word():
+    from click.testing import CliRunner
+    from degen.cli import main
+    out = CliRunner().invoke(main, ["fix", str(AUDIO / "wait_x10.tiny_en.greedy.json"), "--audio",
+                                    str(AUDIO / "wait_x10.wav"), "--dry-run"])
+    assert out.exit_code == 0 and "the audio repeats one word" in out.output
+    plain = CliRunner().invoke(main, ["fix", str(AUDIO / "wait_x10.tiny_en.greedy.json"), "--audio",
+                                      str(AUDIO / "wait_x10.wav"), "--dry-run", "--temperatures", "0.1,0.7"])
+    assert plain.exit_code == 0 and "repeats one word" not in plain.output

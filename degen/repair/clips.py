@@ -87,6 +87,7 @@ class Preview:
     included) and, when its answer needs speaker anchors, the clip of that request."""
 
     clips: tuple[tuple[RepairSpan, Span, Span | None], ...]
+    repeats: tuple[Repetition | None, ...] = ()  # per span: where its audio repeats a word
 
     @property
     def first_seconds(self) -> float:
@@ -102,13 +103,15 @@ def preview(transcript: Transcript, plan: Plan, audio: Audio, policy: Policy) ->
     schedule resend a span only when its answer is rejected."""
     suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
     scope = Scope(transcript, audio, policy, suspect, frozenset(), None)  # type: ignore[arg-type]
-    out = []
+    out, repeats = [], []
+    pieces = any(step.pieces for step in policy.steps)
     for rs in plan.spans:
         first = clip_for(scope, rs, policy.steps[0])
         anchored = anchor_clip(scope, rs, ())
         useful = anchored is not None and not (first.start <= anchored.start and anchored.end <= first.end)
         out.append((rs, first, anchored if useful else None))
-    return Preview(tuple(out))
+        repeats.append(scope.repetition(rs.core) if pieces else None)
+    return Preview(tuple(out), tuple(repeats))
 
 
 def _reach(scope: Scope, index: int, step: int, edge, default: float) -> float:
