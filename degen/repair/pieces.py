@@ -16,6 +16,7 @@ journaled as the step's own answer (a resumed run replays it), and judged like a
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..detect.script import cjk_count
@@ -32,6 +33,8 @@ from .splice import parse_candidate
 PIECE_SECONDS = 0.0
 # Parts before or after the stretch shorter than this hold no word worth a request.
 LEAST_PART = 0.3
+# Parts of one span in flight at once (the sender's --concurrency bounds the whole run).
+MAX_PARALLEL = 8
 
 # The share of pieces that must say the loop's unit (see `_says`) for it to name them all.
 # Measured on Whisper tiny.en: "no", which the looping decoder had heard as "Go", came
@@ -65,12 +68,15 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
                 repetition: Repetition, budget, loop_units: tuple[str, ...] = ()) -> Sent:
     """Send every part (each journaled under its own key, so an interrupted step resumes
     part by part), then journal and return the joined answer as the step's."""
-    sents = []
-    for k, part in enumerate(parts(clip, repetition)):
+    def one(k: int, part: Part) -> Sent:
         part_key = f"{key}~{k}"
-        sent = sender.replayable(part_key).get(number) or \
+        return sender.replayable(part_key).get(number) or \
             sender.send(transcriber, part_key, number, step, part.span, budget(part.span.duration))
-        sents.append((part, sent))
+
+    todo = parts(clip, repetition)
+    # Sent together (the sender bounds what is in flight): a server batches short clips.
+    with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
+        sents = list(zip(todo, pool.map(one, range(len(todo)), todo)))
     entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "step": step.to_dict(),
              "server": sents[0][1].entry["server"] if sents else "", "format": "pieces",
              "token_budget": sum(s.entry.get("token_budget", 0) for _, s in sents),
