@@ -10,7 +10,7 @@ silence (a long segment with little text), or the same phrase comes back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -24,6 +24,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span
+from .heads import Heads, finditer as heads_finditer
 from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
@@ -40,11 +41,21 @@ class Lexicon:
         phrases: normalised phrase -> tuple of (language, source id).
         pattern: one regex alternation of every phrase (as a trie), or None when empty.
         path: where it was read from.
+        heads: where a phrase can start, to run the pattern only there (None: everywhere).
     """
 
     phrases: dict
     pattern: re.Pattern | None
     path: str = ""
+    heads: Heads | None = field(default=None, compare=False, repr=False)
+
+    def finditer(self, text: str) -> list:
+        """Every match of ``pattern`` in ``text``, as ``pattern.finditer`` finds them."""
+        if self.pattern is None:
+            return []
+        if self.heads is None:
+            return list(self.pattern.finditer(text))
+        return heads_finditer(self.pattern, self.heads, text)
 
     def __len__(self) -> int:
         return len(self.phrases)
@@ -124,7 +135,7 @@ def _parse(text: str, where: str) -> Lexicon:
             phrases[key] = phrases.get(key, ()) + ((lang, source),)
     if not phrases:
         return Lexicon({}, None, where)
-    return Lexicon(phrases, re.compile(_trie_pattern(phrases)), where)
+    return Lexicon(phrases, re.compile(_trie_pattern(phrases)), where, Heads.of(phrases))
 
 
 def _trie_pattern(phrases) -> str:
@@ -149,16 +160,19 @@ def _trie_pattern(phrases) -> str:
     return build(trie)
 
 
-def matches(keys: list[str], lexicon: Lexicon) -> list[list[str]]:
-    """The lexicon phrases found in each segment key, in one pass of the automaton over
-    all keys joined."""
-    found: list[list[str]] = [[] for _ in keys]
+def matches(keys: list[str], lexicon: Lexicon) -> dict[int, list[str]]:
+    """The lexicon phrases found in each segment key (only segments with some), in one
+    pass of the automaton over all keys joined."""
     if lexicon.pattern is None or not keys:
-        return found
-    joined = SEP.join(keys)
-    bounds = np.cumsum([0] + [len(k) + 1 for k in keys])
-    for m in lexicon.pattern.finditer(joined):
-        found[int(np.searchsorted(bounds, m.start(), side="right")) - 1].append(m.group())
+        return {}
+    hits = lexicon.finditer(SEP.join(keys))
+    if not hits:
+        return {}
+    bounds = np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) + 1)
+    owners = np.searchsorted(bounds, [m.start() for m in hits], side="right")
+    found: dict[int, list[str]] = {}
+    for i, m in zip(owners.tolist(), hits):
+        found.setdefault(i, []).append(m.group())
     return found
 
 
@@ -169,23 +183,24 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     ``independent``: each segment is its own utterance, so file edges, gaps and
     repeats across segments say nothing; only the segment's own timing counts.
     """
-    keys = match_keys([s.text for s in transcript.segments], keys)
-    found = matches(keys, lexicon)
-    covered = [sum(map(len, m)) for m in found]
-    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon.pattern)):
-        found[i].append(phrase)  # a phrase cut between two turns
-        found[i + 1].append(phrase)
-        covered[i] += here
-        covered[i + 1] += there
+    keys = match_keys(transcript.columns().texts, keys)
+    found = matches(keys, lexicon)  # sparse: most segments hold no phrase
+    covered = {i: sum(map(len, m)) for i, m in found.items()}
+    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon)):
+        found.setdefault(i, []).append(phrase)  # a phrase cut between two turns
+        found.setdefault(i + 1, []).append(phrase)
+        covered[i] = covered.get(i, 0) + here
+        covered[i + 1] = covered.get(i + 1, 0) + there
     # Most of the segment, or one phrase said again and again (a known phrase looping
     # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
-    candidate = [bool(k) and (c >= config.hallucination_coverage * len(k)
-                              or any(p * config.hallucination_repeats in k for p in set(m)))
-                 for k, m, c in zip(keys, found, covered)]
-    groups = _groups(candidate, independent)
-    totals = _phrase_totals(found, candidate, table)
+    candidates = sorted(i for i, m in found.items() if keys[i] and (
+        covered[i] >= config.hallucination_coverage * len(keys[i])
+        or any(p * config.hallucination_repeats in keys[i] for p in set(m))))
+    groups = _groups(candidates, independent)
+    totals = _phrase_totals(found, candidates, table)
     # Nothing but known phrases in the whole file: the recording held no speech at all.
-    whole = not independent and all(c or not k for c, k in zip(candidate, keys))
+    chosen = set(candidates)
+    whole = not independent and not any(k and i not in chosen for i, k in enumerate(keys))
     out = []
     for first, last in groups:
         phrases = [p for i in range(first, last + 1) for p in found[i]]
@@ -207,12 +222,11 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     return out
 
 
-def _groups(candidate: list[bool], independent: bool) -> list[tuple[int, int]]:
-    """(first, last) of each run of candidate segments (each alone when independent)."""
+def _groups(candidates: list[int], independent: bool) -> list[tuple[int, int]]:
+    """(first, last) of each run of consecutive candidate segments (each alone when
+    independent); ``candidates`` sorted."""
     out: list[tuple[int, int]] = []
-    for i, c in enumerate(candidate):
-        if not c:
-            continue
+    for i in candidates:
         if out and out[-1][1] == i - 1 and not independent:
             out[-1] = (out[-1][0], i)
         else:
@@ -220,15 +234,14 @@ def _groups(candidate: list[bool], independent: bool) -> list[tuple[int, int]]:
     return out
 
 
-def _phrase_totals(found, candidate, table: SegmentTable) -> dict:
+def _phrase_totals(found, candidates, table: SegmentTable) -> dict:
     """How often each phrase occurs in candidate segments, per speaker: a phrase one
     voice keeps saying over silence is a machine's, three people thanking is not."""
     totals: dict = {}
-    for i, (m, c) in enumerate(zip(found, candidate)):
-        if c:
-            for p in m:
-                key = (p, table.speakers[i])
-                totals[key] = totals.get(key, 0) + 1
+    for i in candidates:
+        for p in found[i]:
+            key = (p, table.speakers[i])
+            totals[key] = totals.get(key, 0) + 1
     return totals
 
 
