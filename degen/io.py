@@ -99,10 +99,11 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 def read_transcript(path: str | os.PathLike, format: str | None = None) -> Transcript:
     """Read a transcript file (``-`` for stdin), sniffing its format unless given."""
     name = str(path)
-    data = read_bytes(path)
+    data = [read_bytes(path)]
     label = "<stdin>" if name == STDIO else name
     try:
-        return formats.loads(formats.decode(data), format, Path(name).suffix.lower())
+        text = formats.decode(data.pop())  # the bytes go once decoded: not held through parsing
+        return formats.loads(text, format, Path(name).suffix.lower())
     except FormatError as exc:
         raise exc.at(label) from None
     except (OverflowError, RecursionError) as exc:  # numbers or nesting past what Python holds

@@ -13,7 +13,8 @@ A printed Python dict (``pprint`` of a pipeline's output, with tuples and quotes
 too, and written back the same way.
 
 Every segment dict is kept whole in ``Segment.extra["json"]`` and every top-level key in
-``Transcript.meta["doc"]``, so writing back loses nothing; segments that a repair made
+``Transcript.meta["doc"]`` (MOSS markup in ``text`` excepted: it is rebuilt from the
+segments, so ``None`` holds its place), so writing back loses nothing; segments that a repair made
 anew carry only the fields we can vouch for.
 """
 
@@ -159,13 +160,21 @@ def _read_sglang_verbose(doc: dict) -> Transcript:
     # The raw markup is the truth: the server's regex drops an unclosed tail from
     # `segments`. Listed segments lend their other fields to the raw ones, in order.
     columns, build, _ = moss.parse_columns(doc["text"], listed)
-    return Transcript(format="sglang_verbose", meta={"doc": doc, "layout": layout(listed)}, columns=columns,
-                      build=build)
+    return Transcript(format="sglang_verbose", meta={"doc": _without_markup(doc), "layout": layout(listed)},
+                      columns=columns, build=build)
 
 
 def _read_sglang_json(doc: dict) -> Transcript:
     columns, build, prefix = moss.parse_columns(doc["text"])
-    return Transcript(format="sglang_json", meta={"doc": doc, "prefix": prefix}, columns=columns, build=build)
+    return Transcript(format="sglang_json", meta={"doc": _without_markup(doc), "prefix": prefix},
+                      columns=columns, build=build)
+
+
+def _without_markup(doc: dict) -> dict:
+    """The document as kept for writing back: its markup (as large as every segment's
+    text together) is rebuilt from the segments on writing, so only its key is kept, in
+    its place."""
+    return {key: None if key == "text" else value for key, value in doc.items()}
 
 
 def _read_text_json(doc: dict) -> Transcript:
