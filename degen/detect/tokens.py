@@ -177,7 +177,7 @@ def build_streams(texts: list[str]) -> Streams:
         starts = starts.astype(position, copy=False)
         ends = None if ends is None else ends.astype(position, copy=False)
         # Tokens per segment: where each segment's first token falls among the starts.
-        cuts = np.searchsorted(starts, seps)
+        cuts = np.searchsorted(starts, seps.astype(starts.dtype))  # one dtype: no copy of ``starts``
         lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
         return Stream(name, ids, _bounds(lengths), np.arange(n, dtype=np.int64), norm, starts, ends, joiner)
 
