@@ -42,7 +42,9 @@ class Heads:
     def of(cls, phrases) -> "Heads":
         size = min(3, min(len(p) for p in phrases))
         leading = sorted({c for p in phrases for c in p[:size]})
-        ids = np.zeros(MAX_CODE, dtype=np.uint16)  # 1.1 M entries, built once per lexicon
+        # 1.1 M entries, built once per lexicon; one byte each while the ids fit (a smaller
+        # table stays in cache: the look-up of every position is most of the search)
+        ids = np.zeros(MAX_CODE, dtype=np.uint8 if len(leading) < 256 else np.uint16)
         ids[[ord(c) for c in leading]] = np.arange(1, len(leading) + 1)
         width = len(leading) + 1
         pairs = tuple(np.zeros(width * width, dtype=bool) for _ in range(size - 1))
@@ -56,7 +58,7 @@ class Heads:
 
     def candidates(self, codes: np.ndarray) -> np.ndarray:
         """Positions of ``codes`` where some phrase's leading characters stand."""
-        ids = self.ids[codes].astype(np.int32)
+        ids = self.ids[codes].astype(np.int32 if self.width * self.width >= 2 ** 16 else np.uint16)
         last = codes.size - self.size + 1  # the leading characters must fit
         if self.size == 1:
             positions = np.flatnonzero(self.firsts[ids[:max(last, 0)]])
