@@ -151,7 +151,7 @@ class Streams:
     words: Stream
     punct: Stream
     keys: list[str]
-    char_codes: np.ndarray  # the first code point of each ``chars`` token (uint32)
+    char_codes: np.ndarray  # the first code point of each ``chars`` token (uint16 or uint32)
 
     def all(self) -> list[Stream]:
         return [self.chars, self.words, self.punct]
@@ -171,6 +171,7 @@ def build_streams(texts: list[str]) -> Streams:
     flags[seps] = 0
     n = len(texts)
     position = np.int32 if codes.size < 2**31 - 1 else np.int64
+    owners = np.arange(n, dtype=np.int64)  # every segment, in order: one array for the three streams
 
     def stream(name, ids, starts, ends, joiner):
         # Positions as int32 (half the memory) while the text fits, as it does below 2 G.
@@ -179,7 +180,7 @@ def build_streams(texts: list[str]) -> Streams:
         # Tokens per segment: where each segment's first token falls among the starts.
         cuts = np.searchsorted(starts, seps.astype(starts.dtype))  # one dtype: no copy of ``starts``
         lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
-        return Stream(name, ids, _bounds(lengths), np.arange(n, dtype=np.int64), norm, starts, ends, joiner)
+        return Stream(name, ids, _bounds(lengths), owners, norm, starts, ends, joiner)
 
     chars = _chars(norm, codes, flags, stream)
     # One code point a token: the ids are the code points already, shared, not copied.
@@ -198,7 +199,13 @@ def _chars(norm, codes, flags, stream) -> Stream:
     clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
         starts = np.flatnonzero(flags & WORD)
-        return stream("chars", codes[starts], starts, None, "")
+        ids = codes[starts]
+        if ids.size and int(ids.max()) < 0x10000:
+            # Two bytes a character where every one is in the BMP (most text): half the
+            # memory, and the tandem search, which reads every id once per period, runs
+            # about twice as fast. The values are the code points all the same.
+            ids = ids.astype(np.uint16)
+        return stream("chars", ids, starts, None, "")
     # Real grapheme clusters (Thai, Devanagari, emoji sequences ...): the slow path.
     spans = [(m.start(), m.end()) for m in regex.finditer(r"\X", norm)]
     starts = np.fromiter((a for a, _ in spans), dtype=np.int64, count=len(spans))
