@@ -60,8 +60,13 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
     """
     ids = segment_ids(keys, config.near_duplicate_ratio)
     runs = tandem_repeats(ids, config.max_segment_period, 2)
+    # Fewer copies than every branch of _verdict asks for is never a finding: skip those
+    # (most runs are a short line said twice) before reading any evidence.
+    fewest = min(config.min_segment_repeats, config.min_repeats, config.min_repeats_evidence,
+                 config.min_repeats_long)
+    keep = runs.count >= fewest
     out = []
-    for start, period, count in zip(runs.start.tolist(), runs.period.tolist(), runs.count.tolist()):
+    for start, period, count in zip(runs.start[keep].tolist(), runs.period[keep].tolist(), runs.count[keep].tolist()):
         first, last = start, start + period * count - 1
         verdict = _verdict(keys, table, config, first, last, period, count)
         if verdict is None:
