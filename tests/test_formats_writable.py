@@ -35,3 +35,32 @@ def test_moss_markup_document_reads_and_writes_back(tmp_path):
 def test_printed_python_dict_with_a_lone_surrogate_is_refused():
     with pytest.raises(FormatError, match="surrogates"):
         degen.read("{'text': '[0.0][S01]a\\ud800b[1.0]'}")
+
+
+def _verbose(items) -> str:
+    import orjson
+    markup = "".join(f"[{i}.0][S01]{t}[{i}.5]" for i, t in enumerate(x["text"][5:] for x in items))
+    return orjson.dumps({"task": "transcribe", "text": markup, "segments": items, "duration": 9.0}).decode()
+
+
+def test_packed_items_read_back_equal_and_write_back_alike():
+    from degen.formats import dumps, jsonfmt
+    items = [{"id": i, "start": float(i), "end": i + 0.5, "text": f"[S01]word {i} ü 字",
+              "avg_logprob": 0.1 + 0.2 * i, "words": [{"w": "a", "p": 1e-300}], "n": None} for i in range(600)]
+    text = _verbose(items)
+    packed = degen.read(text)
+    plain = jsonfmt._read_sglang_verbose(jsonfmt.parse_json(text), packed=False)
+    assert [s.extra["json"] for s in packed] == items
+    assert [s.extra for s in packed] == [s.extra for s in plain]
+    assert dumps(packed) == dumps(plain)
+    assert packed.meta["doc"]["segments"] is None  # the items live on packed, not twice
+
+
+def test_packed_items_index_like_a_list():
+    from degen.formats.jsonfmt import PackedItems
+    items = [{"i": i} for i in range(700)] + ["not a dict", 3]
+    packed = PackedItems(items)
+    assert len(packed) == len(items)
+    assert [packed[i] for i in (0, 699, 255, 256, 1, 701, 700)] == [items[i] for i in (0, 699, 255, 256, 1, 701, 700)]
+    with pytest.raises(IndexError):
+        packed[len(items)]

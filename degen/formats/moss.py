@@ -41,8 +41,9 @@ def parse_columns(text: str, listed: list | None = None):
     """Split markup into columns (no object per segment); returns (Columns, a function
     building segment i, the text before the first opening).
 
-    ``listed`` are the response's ``segments`` items, kept in each segment's extra
-    (in order) so that writing back loses none of their fields.
+    ``listed`` are the response's ``segments`` items (a list, or any sequence such as
+    ``jsonfmt.PackedItems``), kept in each segment's extra (in order) so that writing back
+    loses none of their fields.
     """
     # [prefix, end?, sep?, start, speaker, body, end?, sep?, start, speaker, body, ...]:
     # the end and sep in front of an opening close the segment before it.
@@ -92,8 +93,9 @@ def parse_columns(text: str, listed: list | None = None):
             extra = {"raw_start": None, "headless": Span(float(starts[0]), float(ends[0])),
                      "open_end": open_end}
         j = i - 1 if headless else i  # the server's segment list never holds a headless segment
-        if 0 <= j < len(listed) and isinstance(listed[j], dict):
-            extra["json"], extra["tagged"] = listed[j], True
+        item = listed[j] if 0 <= j < len(listed) else None
+        if isinstance(item, dict):
+            extra["json"], extra["tagged"] = item, True
         if ends_raw[i]:
             extra["raw_end"], extra["sep"] = ends_raw[i], seps[i]
         return Segment(Span(float(starts[i]), float(ends[i])), speakers[i], texts[i], bool(closed[i]), extra)
