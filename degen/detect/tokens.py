@@ -188,17 +188,36 @@ def build_streams(texts: list[str]) -> Streams:
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
     keep = ((flags & WORD) != 0) | is_sep
-    keys = codes[keep].tobytes().decode("utf-32-le").split(SEP)
+    keys = _text(codes[keep]).split(SEP)
     if "" in keys:  # segments without content compare by their punctuation
-        marks = codes[((flags & PUNCT) != 0) | is_sep].tobytes().decode("utf-32-le").split(SEP)
+        marks = _text(codes[((flags & PUNCT) != 0) | is_sep]).split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
     return Streams(chars, words, punct, keys, char_codes)
+
+
+def _text(codes: np.ndarray) -> str:
+    """uint32 code points as a str, decoded from the array's own buffer (no bytes copy)."""
+    return str(memoryview(codes), "utf-32-le")
+
+
+# Positions found per block of this many elements: np.flatnonzero gives 8-byte positions,
+# which for the character stream would be twice the int32 column kept (a peak of 8 bytes
+# a character); per block only the block's share is ever 8 bytes wide.
+POSITION_BLOCK = 1 << 24
+
+
+def positions(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` as int32 while the positions fit (int64 beyond)."""
+    if mask.size >= 2**31 - 1:
+        return np.flatnonzero(mask)
+    return np.concatenate([np.flatnonzero(mask[a:a + POSITION_BLOCK]).astype(np.int32) + np.int32(a)
+                           for a in range(0, mask.size, POSITION_BLOCK)] or [np.zeros(0, dtype=np.int32)])
 
 
 def _chars(norm, codes, flags, stream) -> Stream:
     clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
-        starts = np.flatnonzero(flags & WORD)
+        starts = positions(flags & WORD)
         ids = codes[starts]
         if ids.size and int(ids.max()) < 0x10000:
             # Two bytes a character where every one is in the BMP (most text): half the
@@ -272,7 +291,9 @@ def _punct(codes, flags, is_sep, stream) -> Stream:
     is_punct = punct[starts]
     # Stretches of other text get ids that match nothing (negative and distinct).
     stretch = np.cumsum(~is_punct) - 1
-    ids = np.where(is_punct, codes[starts].astype(np.int64), -1 - stretch)
+    # Code points (below 2**21) and minus the stretch count fit int32 while the text does.
+    wide = np.int32 if codes.size < 2**31 - 1 else np.int64
+    ids = np.where(is_punct, codes[starts].astype(wide), (-1 - stretch).astype(wide))
     ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
     return stream("punct", ids, starts, ends, "")
 
