@@ -81,3 +81,15 @@ def test_positions_per_block_equal_flatnonzero(mask, block):
         tokens.POSITION_BLOCK = saved
     assert found.dtype == np.int32
     assert found.tolist() == np.flatnonzero(mask).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAΣσßẞİı ﬁ.\u0301的Ǆ"), max_size=40), st.integers(1, 7))
+def test_case_folding_in_pieces_equals_folding_at_once(text, block):
+    import unicodedata
+    saved = tokens.FOLD_BLOCK
+    tokens.FOLD_BLOCK = block
+    try:
+        assert tokens.normalize(text) == unicodedata.normalize("NFKC", text).casefold()
+    finally:
+        tokens.FOLD_BLOCK = saved

@@ -23,7 +23,6 @@ from functools import lru_cache
 import numpy as np
 import regex
 
-from .periodic import true_runs
 
 SEP = "\x1f"  # joins segment texts; removed from the texts first
 _SEP = ord(SEP)
@@ -70,11 +69,19 @@ def classify(codes: np.ndarray) -> np.ndarray:
     return flags
 
 
+# Characters case-folded per call: str.casefold reserves 12 bytes a character for its
+# result (a character can fold to three) before trimming, so a whole 100-hour transcript at
+# once briefly took twice the file's size; folding is per character, so pieces join alike.
+FOLD_BLOCK = 1 << 20
+
+
 def normalize(text: str) -> str:
     """NFKC (full/half width alike) and case-folded."""
     if not unicodedata.is_normalized("NFKC", text):  # most text already is: a quick check
         text = unicodedata.normalize("NFKC", text)
-    return text.casefold()
+    if len(text) <= FOLD_BLOCK:
+        return text.casefold()
+    return "".join(text[i:i + FOLD_BLOCK].casefold() for i in range(0, len(text), FOLD_BLOCK))
 
 
 _DROP = regex.compile(r"[\p{P}\p{S}\p{Z}\p{C}]+")
@@ -238,8 +245,11 @@ def _chars(norm, codes, flags, stream) -> Stream:
 
 
 def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of True in ``mask``."""
-    return true_runs(mask)
+    """(starts, ends) of the runs of True in ``mask`` (int32 while positions fit): the
+    changes of a False-padded copy alternate start, end."""
+    padded = np.concatenate(([False], mask, [False]))
+    changes = positions(padded[1:] != padded[:-1])
+    return changes[0::2], changes[1::2]
 
 
 # Code points hashed per block: bounds the 64-bit temporaries to a few times 8 MB
@@ -287,13 +297,15 @@ def _punct(codes, flags, is_sep, stream) -> Stream:
     o_starts, o_ends = _runs(other)
     first = punct.copy()
     first[o_starts] = True
-    starts = np.flatnonzero(first)  # in order already: no sort
+    del other
+    starts = positions(first)  # in order already: no sort
+    del first
     is_punct = punct[starts]
-    # Stretches of other text get ids that match nothing (negative and distinct).
-    stretch = np.cumsum(~is_punct) - 1
-    # Code points (below 2**21) and minus the stretch count fit int32 while the text does.
-    wide = np.int32 if codes.size < 2**31 - 1 else np.int64
-    ids = np.where(is_punct, codes[starts].astype(wide), (-1 - stretch).astype(wide))
+    # Stretches of other text get ids that match nothing (negative and distinct). Code
+    # points (below 2**21), stretch counts and positions fit int32 while the text does.
+    wide = starts.dtype
+    stretch = np.cumsum(~is_punct, dtype=wide) - 1
+    ids = np.where(is_punct, codes[starts].astype(wide), -1 - stretch)
     ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
     return stream("punct", ids, starts, ends, "")
 
