@@ -17,7 +17,7 @@ import numpy as np
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
 from .table import SegmentTable
 
 
@@ -62,7 +62,7 @@ def echo_findings(transcript: Transcript, keys: list[str], table: SegmentTable,
     echoes = sum(e - u for u, e in runs)
     return [Finding(
         kind="segment_loop", severity="medium", span=_span(transcript, first, last), segments=(first, last),
-        speaker=table.speaker_of(first, last), unit=_clip(transcript[runs[0][0] + 1].text), period=1,
-        count=echoes, excerpt=_clip(transcript[first].text), score=len(runs) / config.echo_runs,
+        speaker=table.speaker_of(first, last), unit=_clip(_text(transcript, runs[0][0] + 1)), period=1,
+        count=echoes, excerpt=_clip(_text(transcript, first)), score=len(runs) / config.echo_runs,
         evidence=("tail_echo",), stream="segments", extent=(float(first), float(last + 1)),
         covered=sum(len(keys[i]) for i in range(first, last + 1)))]

@@ -23,7 +23,7 @@ from ..errors import ConfigError
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
 from .heads import Heads, finditer as heads_finditer
 from .shreds import match_keys, straddling
 from .table import SegmentTable
@@ -215,8 +215,8 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
         out.append(Finding(
             kind="hallucination", severity=severity, span=_span(transcript, first, last),
             segments=(first, last), speaker=table.speaker_of(first, last),
-            unit=_clip(transcript[first].text), count=phrases.count(phrase),
-            excerpt=_clip(transcript[first].text), score=1.0 + len(evidence),
+            unit=_clip(_text(transcript, first)), count=phrases.count(phrase),
+            excerpt=_clip(_text(transcript, first)), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
             extent=(float(first), float(last + 1)), covered=sum(len(keys[i]) for i in range(first, last + 1))))
     return out

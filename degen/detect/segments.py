@@ -8,7 +8,7 @@ import numpy as np
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
 from .periodic import tandem_repeats
 from .table import SegmentTable
 
@@ -72,12 +72,12 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
         if verdict is None:
             continue
         severity, score, evidence = verdict
-        unit = " | ".join(_clip(transcript[i].text) for i in range(first, first + period))
+        unit = " | ".join(_clip(_text(transcript, i)) for i in range(first, first + period))
         out.append(Finding(
             kind="segment_loop", severity=severity,
             span=_span(transcript, first, last), segments=(first, last),
             speaker=table.speaker_of(first, last), unit=unit, period=period, count=count,
-            excerpt=_clip(transcript[first].text), score=score, evidence=evidence,
+            excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
             stream="segments", extent=(float(first), float(last + 1)),
             covered=sum(len(keys[i]) for i in range(first, last + 1)),
         ))
