@@ -60,3 +60,30 @@ def test_shredded_prefilter_misses_nothing(texts):
 def test_shredded_segment_is_undoubled():
     texts = ["hello there", "请不 不吝点 点赞 赞 订阅 阅"]
     assert match_keys(texts, ["hellothere", "x"])[1] == undouble(texts[1]) == "请不吝点赞订阅"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(pieces, max_size=12), st.integers(1, 9))
+def test_blocks_find_what_the_whole_text_finds(parts, block):
+    from degen.detect import heads
+    text = "".join(parts)
+    saved = heads.BLOCK
+    heads.BLOCK = block
+    try:
+        found = _spans(LEXICON.finditer(text))
+    finally:
+        heads.BLOCK = saved
+    assert found == _spans(LEXICON.pattern.finditer(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="请不吝点赞 订阅a\u3000\n", max_size=20), max_size=6), st.integers(1, 7))
+def test_shredded_prefilter_in_blocks_misses_nothing(texts, block):
+    from degen.detect import shreds
+    keys = [t.replace(" ", "") for t in texts]
+    saved = shreds.BLOCK
+    shreds.BLOCK = block
+    try:
+        assert match_keys(texts, keys) == [undouble(t) or k for t, k in zip(texts, keys)]
+    finally:
+        shreds.BLOCK = saved

@@ -81,12 +81,28 @@ def _pack(codes: list[int]) -> int:
     return value
 
 
+# Characters looked at per block: the code points and look-ups of a block take about 12
+# bytes a character, so a block, not the whole text, bounds the memory.
+BLOCK = 1 << 20
+
+
+def candidates(heads: Heads, text: str) -> np.ndarray:
+    """Every position of ``text`` where a phrase's leading characters stand, found block
+    by block (each block overlaps the next by the ``size - 1`` characters a phrase start
+    near its end needs)."""
+    found = []
+    for start in range(0, len(text), BLOCK):
+        piece = text[start:start + BLOCK + heads.size - 1]
+        here = heads.candidates(np.frombuffer(piece.encode("utf-32-le"), dtype=np.uint32))
+        found.append(here[here < BLOCK] + start)  # the rest start in the next block
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
 def finditer(pattern, heads: Heads, text: str) -> list:
     """``list(pattern.finditer(text))`` for a pattern that matches only whole phrases
     (every match begins with some phrase's leading ``heads.size`` characters)."""
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     found, resume = [], 0
-    for position in heads.candidates(codes).tolist():
+    for position in candidates(heads, text).tolist():
         if position < resume:  # inside the previous match: finditer never looks there
             continue
         m = pattern.match(text, position)

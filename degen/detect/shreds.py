@@ -57,10 +57,7 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
     (a superset: most segments, English or CJK without spaces, have none)."""
     if not texts:
         return []
-    codes = np.frombuffer("\n".join(texts).encode("utf-32-le"), dtype=np.uint32)
-    table = _kinds()
-    kind = table[np.minimum(codes, table.size - 1)]
-    starts = np.flatnonzero((kind[:-1] == _CJK_KIND) & (kind[1:] == _SPACE_KIND))
+    starts = _cjk_then_space("\n".join(texts))
     if starts.size < 2:
         return []
     bounds = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
@@ -70,6 +67,18 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
 
 
 _CJK_KIND, _SPACE_KIND = 1, 2
+BLOCK = 1 << 20  # characters classified at once: bounds the code point arrays' memory
+
+
+def _cjk_then_space(text: str) -> np.ndarray:
+    """Positions of a CJK grapheme followed by a space, block by block (each block
+    overlapping the next by one character)."""
+    table, found = _kinds(), []
+    for start in range(0, len(text), BLOCK):
+        codes = np.frombuffer(text[start:start + BLOCK + 1].encode("utf-32-le"), dtype=np.uint32)
+        kind = table[np.minimum(codes, table.size - 1)]
+        found.append(np.flatnonzero((kind[:-1] == _CJK_KIND) & (kind[1:] == _SPACE_KIND)) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 @lru_cache(maxsize=1)
