@@ -6,9 +6,11 @@ from hypothesis import strategies as st
 
 from degen.detect.hallucination import default_lexicon, load_lexicon
 from degen.detect.heads import Heads, finditer
+from degen.detect import shreds
 from degen.detect.shreds import match_keys, undouble
 
 LEXICON = default_lexicon()
+shreds.SMALL_TEXT = 0  # these tests check the prefilter, which short texts skip
 PHRASES = sorted(LEXICON.phrases)
 
 
@@ -24,14 +26,14 @@ pieces = st.one_of(st.sampled_from(PHRASES), st.sampled_from(PHRASES).map(lambda
 @given(st.lists(pieces, max_size=12))
 def test_prefiltered_matches_are_the_regex_matches(parts):
     text = "".join(parts)
-    assert _spans(LEXICON.finditer(text)) == _spans(LEXICON.pattern.finditer(text))
+    assert _spans(finditer(LEXICON.pattern, LEXICON.heads, text)) == _spans(LEXICON.pattern.finditer(text))
 
 
 def test_prefilter_finds_overlapping_phrases_leftmost_first():
     # "byebye" holds "bye" twice; the regex takes the longest phrase at the first position.
     text = "xbyebyebyeyou\x1fyou"
-    assert _spans(LEXICON.finditer(text)) == _spans(LEXICON.pattern.finditer(text))
-    assert len(LEXICON.finditer(text)) >= 2
+    assert _spans(finditer(LEXICON.pattern, LEXICON.heads, text)) == _spans(LEXICON.pattern.finditer(text))
+    assert len(finditer(LEXICON.pattern, LEXICON.heads, text)) >= 2
 
 
 def test_short_phrases_use_shorter_heads(tmp_path):
@@ -70,7 +72,7 @@ def test_blocks_find_what_the_whole_text_finds(parts, block):
     saved = heads.BLOCK
     heads.BLOCK = block
     try:
-        found = _spans(LEXICON.finditer(text))
+        found = _spans(finditer(LEXICON.pattern, LEXICON.heads, text))
     finally:
         heads.BLOCK = saved
     assert found == _spans(LEXICON.pattern.finditer(text))
@@ -79,7 +81,6 @@ def test_blocks_find_what_the_whole_text_finds(parts, block):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="请不吝点赞 订阅a\u3000\n", max_size=20), max_size=6), st.integers(1, 7))
 def test_shredded_prefilter_in_blocks_misses_nothing(texts, block):
-    from degen.detect import shreds
     keys = [t.replace(" ", "") for t in texts]
     saved = shreds.BLOCK
     shreds.BLOCK = block
@@ -87,3 +88,11 @@ def test_shredded_prefilter_in_blocks_misses_nothing(texts, block):
         assert match_keys(texts, keys) == [undouble(t) or k for t, k in zip(texts, keys)]
     finally:
         shreds.BLOCK = saved
+
+
+def test_long_text_goes_through_the_prefilter():
+    from degen.detect.hallucination import LONG_TEXT
+    text = ("hello there " * (LONG_TEXT // 10)) + "thanksforwatching" + "x" * 10
+    assert len(text) >= LONG_TEXT
+    assert _spans(LEXICON.finditer(text)) == _spans(LEXICON.pattern.finditer(text))
+    assert LEXICON.finditer(text)

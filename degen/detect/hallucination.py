@@ -10,8 +10,8 @@ silence (a long segment with little text), or the same phrase comes back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
+LONG_TEXT = 100_000  # characters from which the lexicon search runs only where a phrase can start
 WEAK_PREFIX = "weak-"  # source ids of phrases people really say
 
 
@@ -41,19 +42,22 @@ class Lexicon:
         phrases: normalised phrase -> tuple of (language, source id).
         pattern: one regex alternation of every phrase (as a trie), or None when empty.
         path: where it was read from.
-        heads: where a phrase can start, to run the pattern only there (None: everywhere).
     """
 
     phrases: dict
     pattern: re.Pattern | None
     path: str = ""
-    heads: Heads | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def heads(self) -> Heads | None:
+        """Where a phrase can start (made on first use: a few ms, worth it on long texts only)."""
+        return Heads.of(self.phrases) if self.phrases else None
 
     def finditer(self, text: str) -> list:
         """Every match of ``pattern`` in ``text``, as ``pattern.finditer`` finds them."""
         if self.pattern is None:
             return []
-        if self.heads is None:
+        if len(text) < LONG_TEXT:  # the regex alone is as quick as the tables' set-up here
             return list(self.pattern.finditer(text))
         return heads_finditer(self.pattern, self.heads, text)
 
@@ -135,7 +139,7 @@ def _parse(text: str, where: str) -> Lexicon:
             phrases[key] = phrases.get(key, ()) + ((lang, source),)
     if not phrases:
         return Lexicon({}, None, where)
-    return Lexicon(phrases, re.compile(_trie_pattern(phrases)), where, Heads.of(phrases))
+    return Lexicon(phrases, re.compile(_trie_pattern(phrases)), where)
 
 
 def _trie_pattern(phrases) -> str:

@@ -55,8 +55,8 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
     """Segments that may pass ``undouble``'s test, found for all texts at once: it needs
     two doubled boundaries, and each starts with a CJK grapheme followed by a space
     (a superset: most segments, English or CJK without spaces, have none)."""
-    if not texts:
-        return []
+    if sum(map(len, texts)) < SMALL_TEXT:  # a short transcript: testing each is as quick
+        return list(range(len(texts)))
     starts = _cjk_then_space("\n".join(texts))
     if starts.size < 2:
         return []
@@ -67,6 +67,7 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
 
 
 _CJK_KIND, _SPACE_KIND = 1, 2
+SMALL_TEXT = 100_000  # characters below which every segment goes to undouble (no table to build)
 BLOCK = 1 << 20  # characters classified at once: bounds the code point arrays' memory
 
 
