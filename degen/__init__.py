@@ -9,17 +9,16 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 from pathlib import Path
 
-from . import formats
-from .detect import DEFAULT, DetectConfig, Finding, analyze
-from .filter import scan_batch
+# Only light modules load with the package: `degen --help`, `degen --version` and
+# `degen plan` must not pay for numpy (about 0.13 s, several times the interpreter's own
+# start). Everything else is imported on first use, through __getattr__ below.
 from .errors import (AudioError, ConfigError, DegenError, FormatError, OutputError, ServerError, ServerRejected,
                      ServerTimeout, ServerUnreachable)
-from .io import read_transcript, write_atomic
 from .model import Segment, Span, Transcript
-from .report import Metrics, Report, build_report
 
 __version__ = "0.1.0"
 
@@ -35,6 +34,8 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
     """
     if isinstance(source, Transcript):
         return source
+    from . import formats
+    from .io import read_transcript
     if isinstance(source, os.PathLike) or _is_path(source):
         return read_transcript(source, format)
     return formats.loads(source, format)
@@ -59,6 +60,8 @@ def _label(source) -> str:
 
 def write(transcript: Transcript, path: "str | os.PathLike", format: str | None = None) -> None:
     """Write ``transcript`` atomically, in its own format unless ``format`` is given."""
+    from . import formats
+    from .io import write_atomic
     write_atomic(path, formats.dumps(transcript, format))
 
 
@@ -89,6 +92,8 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         False
     """
     from .advice import advise
+    from .detect import DEFAULT, analyze
+    from .report import build_report
     config = config or DEFAULT
     transcript = read(source, format)
     label = name or _label(source)
@@ -129,6 +134,7 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     from .repair.client import HttpTranscriber
     from .repair.fix import repair
     from .repair.policy import Policy
+    from .detect import DEFAULT
     config = config or (policy.config if policy else DEFAULT)
     policy = policy or Policy(config=config)
     transcript = read(source, format)
@@ -147,3 +153,30 @@ __all__ = [
     "Metrics", "DetectConfig", "DEFAULT", "DegenError", "FormatError", "ConfigError", "AudioError", "OutputError",
     "ServerError", "ServerUnreachable", "ServerTimeout", "ServerRejected", "formats",
 ]
+
+# Public names that live in heavier modules, resolved on first access (PEP 562); the
+# submodules the package used to import eagerly stay reachable as attributes too.
+_LAZY = {
+    "formats": (".formats", None), "detect": (".detect", None), "filter": (".filter", None), "io": (".io", None),
+    "report": (".report", None),
+    "DEFAULT": (".detect", "DEFAULT"), "DetectConfig": (".detect", "DetectConfig"),
+    "Finding": (".detect", "Finding"), "analyze": (".detect", "analyze"),
+    "scan_batch": (".filter", "scan_batch"),
+    "read_transcript": (".io", "read_transcript"), "write_atomic": (".io", "write_atomic"),
+    "Metrics": (".report", "Metrics"), "Report": (".report", "Report"), "build_report": (".report", "build_report"),
+}
+
+
+def __getattr__(name: str):
+    try:
+        module_name, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'degen' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from .capacity import plan as capacity_plan
 from .errors import ConfigError
 
 
@@ -41,6 +40,7 @@ def _truncation_advice(report, gpu_mem: float | None) -> str:
             "raise max_new_tokens within the KV capacity, or raise mem-fraction-static (needs a restart)")
     minutes = report.metrics.duration / 60 if report.metrics.duration else None
     if gpu_mem and minutes:
+        from .capacity import plan as capacity_plan  # here: most scans give no advice on capacity
         try:
             p = capacity_plan(gpu_mem, audio_minutes=minutes)
         except ConfigError as exc:  # advice, not a verdict: say why there are no numbers

@@ -16,6 +16,7 @@ from ..model import Segment, Span, Transcript
 from .audio import Audio
 from .plan import Plan, RepairSpan
 from .policy import Policy, Step
+from .rhythm import Repetition, find_repetition
 from .vad import Vad
 
 
@@ -42,6 +43,16 @@ class Scope:
 
     def voiced(self, span: Span) -> float:
         return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
+
+    def repetition(self, span: Span) -> Repetition | None:
+        """Where the audio of ``span`` repeats one word, in transcript time."""
+        if self.audio is None:
+            return None
+        found = find_repetition(self.audio.read(span), self.audio.sample_rate)
+        if found is None:
+            return None
+        return Repetition(span.start + found.start, span.start + found.end, found.copies, found.syllables,
+                          tuple(span.start + c for c in found.cuts))
 
     def voiced_spans(self, span: Span) -> list[tuple[float, float]]:
         """Voiced stretches of ``span``, in transcript time."""

@@ -138,12 +138,15 @@ def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[
 
 def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
           evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
-          required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0) -> Verdict:
+          required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0,
+          least_units: int = 0) -> Verdict:
     """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
 
     ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
     around the span that the clip holds, of which it must reproduce ``witness_share``;
-    ``unwritten`` the longest voiced stretch no segment of the answer is stamped over.
+    ``unwritten`` the longest voiced stretch no segment of the answer is stamped over;
+    ``least_units`` the copies of one word the audio repeats (``rhythm``): each is a word
+    or a syllable at least, so fewer units written is a deletion whatever the rate says.
     Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
     (how the original is judged).
     """
@@ -181,6 +184,9 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
         problems.append("deletion")
         reasons.append(f"a repetition too thin for {voiced:.1f}s of voiced audio ({spoken_units} units "
                        f"written, slow speech writes more): copies dropped")
+    if spoken_units < least_units and "deletion" not in problems:
+        problems.append("deletion")
+        reasons.append(f"{spoken_units} units written where the audio repeats a word {least_units} times")
     if unwritten >= evidence.max_unwritten and "deletion" not in problems:
         problems.append("deletion")
         reasons.append(f"{unwritten:.1f}s of voiced audio with no text")

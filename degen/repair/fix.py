@@ -11,6 +11,7 @@ unresolved: an answer that deletes speech is never traded for a loop.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -26,7 +27,9 @@ from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, previe
 from .evidence import Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .journal import Journal
 from .plan import RepairSpan, make_plan
+from .pieces import send_pieces
 from .policy import Policy, Step
+from .rhythm import Repetition
 from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
 from .send import Sender, Sent
 from .splice import Placed, Replacement, apply, closed, parse_candidate, place
@@ -106,34 +109,56 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
     """The spans of one flagged stretch, in order: each maps its speakers through the
     repaired segments of the one before. Their first requests do not depend on each
     other, so they go out together; judging and later steps follow in order."""
-    first = scope.policy.steps[0]
     pick = lambda index: transcribers[index % len(transcribers)]
     journaled = {index: sender.replayable(rs.key) for index, rs in chunks}  # before this run sends anything
+    repeats = {index: scope.repetition(rs.core) for index, rs in chunks}
     with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        early = {index: pool.submit(sender.send, pick(index), rs.key, 0, first, clip_for(scope, rs, first),
-                                    scope.policy.token_budget(clip_for(scope, rs, first).duration))
-                 for index, rs in chunks if len(chunks) > 1 and not journaled[index]}
+        early = {}
+        for index, rs in chunks:
+            number = _first_step(scope.policy, repeats[index])
+            if len(chunks) > 1 and number not in journaled[index]:
+                early[index] = (number, pool.submit(_send, scope, sender, pick(index), rs, number,
+                                                    scope.policy.steps[number], repeats[index]))
         out, prior = [], ()
         for index, rs in chunks:
             if inside_stretch(rs) and not prior and witness(scope, rs) is None:
                 outcome = _unvouched(scope, rs, early.get(index))
             else:
-                outcome = _repair_span(scope, sender, rs, pick(index), journaled[index], prior, early.get(index))
+                outcome = _repair_span(scope, sender, rs, pick(index), journaled[index], prior, early.get(index),
+                                       repeats[index])
             tally(outcome)
             out.append((index, outcome))
             prior = outcome.placed.segments if outcome.placed else ()
     return out
 
 
-def _unvouched(scope: Scope, rs: RepairSpan, early: Future | None) -> Outcome:
+def _first_step(policy: Policy, repetition: Repetition | None) -> int:
+    """The number of the first step that will run for a span: pieces only where the audio
+    repeats."""
+    return next((n for n, step in enumerate(policy.steps) if repetition is not None or not step.pieces),
+                len(policy.steps))
+
+
+def _send(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number: int, step: Step,
+          repetition: Repetition | None) -> Sent:
+    clip = clip_for(scope, rs, step)
+    if step.pieces and repetition is not None:
+        units = tuple(unit for unit, _ in sorted(_original_verdict(scope, rs).repeats, key=lambda uc: -uc[1]))
+        return send_pieces(sender, transcriber, rs.key, number, step, clip, repetition, scope.policy.token_budget,
+                           units)
+    return sender.send(transcriber, rs.key, number, step, clip, scope.policy.token_budget(clip.duration))
+
+
+def _unvouched(scope: Scope, rs: RepairSpan, early: tuple[int, Future] | None) -> Outcome:
     """A part of a long stretch whose part before was not repaired, with no clean speech
     near enough: no answer for it could be checked against anything, so the original
     stays (a first answer already sent is kept in the account, not judged)."""
     why = "the part before it was not repaired and no clean speech near it can vouch for an answer"
     attempts = ()
     if early is not None:
-        sent = early.result()
-        attempts = (_sent_attempt(scope.policy.steps[0], sent).with_(error=sent.error, why="not judged: " + why),)
+        number, future = early
+        sent = future.result()
+        attempts = (_sent_attempt(scope.policy.steps[number], sent).with_(error=sent.error, why="not judged: " + why),)
     return Outcome(rs, "unresolved", why, attempts, None, None)
 
 
@@ -141,26 +166,29 @@ def _sent_attempt(step: Step, sent: Sent) -> Attempt:
     """An attempt as sent, not yet judged."""
     entry = sent.entry
     return Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
-                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")))
+                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")),
+                   seconds_sent=entry.get("seconds_sent"))
 
 
 def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Transcriber,
-                 journaled: dict[int, Sent], prior: tuple[Segment, ...] = (), early: Future | None = None) -> Outcome:
+                 journaled: dict[int, Sent], prior: tuple[Segment, ...] = (),
+                 early: tuple[int, Future] | None = None, repetition: Repetition | None = None) -> Outcome:
     """Choose the next attempt, send it, judge it; until one is accepted or none is left.
-    ``journaled`` are answers an earlier run finished; ``early`` the first request, sent
-    ahead with the other spans of the stretch."""
+    ``journaled`` are answers an earlier run finished; ``early`` the first request (its
+    step number and future), sent ahead with the other spans of the stretch;
+    ``repetition`` where the span's audio repeats one word (pieces steps need it)."""
     recorded = dict(journaled)
-    if early is not None and 0 not in recorded:
-        recorded[0] = early.result()
+    if early is not None and early[0] not in recorded:
+        recorded[early[0]] = early[1].result()
     skipped = sender.skipped(rs.key, len(scope.policy.steps))
+    if repetition is None:
+        skipped |= {n for n, step in enumerate(scope.policy.steps) if step.pieces}
     core_voiced = scope.voiced_spans(rs.core)
     tried: tuple[Tried, ...] = ()
     while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:
         number, step = choice
-        clip = clip_for(scope, rs, step)
-        sent = recorded.get(number) or sender.send(transcriber, rs.key, number, step, clip,
-                                                   scope.policy.token_budget(clip.duration))
-        attempt, placed = _judge(scope, rs, step, sent, prior, core_voiced)
+        sent = recorded.get(number) or _send(scope, sender, transcriber, rs, number, step, repetition)
+        attempt, placed = _judge(scope, rs, step, sent, prior, core_voiced, repetition)
         _notice_ignored_penalty(sender, transcriber, step, sent, tried)
         tried += (Tried(number, attempt.with_(why=_rejected(attempt)), placed, sent.entry.get("body")),)
         if attempt.error:
@@ -199,7 +227,7 @@ def _next_attempt(policy: Policy, sender: Sender, transcriber, tried: tuple[Trie
 
 
 def _notice_ignored_penalty(sender: Sender, transcriber, step: Step, sent: Sent, tried) -> None:
-    plain = Step(step.temperature, None, step.context)
+    plain = dataclasses.replace(step, repetition_penalty=None)
     plain_body = next((t.body for t in tried if t.attempt.step == plain), None)
     sender.notice_ignored_penalty(transcriber, step, sent.entry.get("body"), plain_body)
 
@@ -220,6 +248,8 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
     repetition confirmed by an earlier answer made with other settings."""
     last = tried[-1].attempt
     v = last.verdict
+    if v.clean and last.step.pieces:  # the amount is the audio's own count of copies, not a rate's guess
+        return len(tried) - 1, f"accepted: one piece per copy the audio repeats, no loop, fits {_voiced(v)}"
     if v.clean and v.fits:
         return len(tried) - 1, f"accepted: no loop, fits {_voiced(v)} and keeps the original's clean text"
     for k, earlier in enumerate(tried[:-1]):
@@ -299,13 +329,15 @@ def _original_verdict(scope: Scope, rs: RepairSpan) -> Verdict:
 
 
 def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Segment, ...],
-           core_voiced: list[tuple[float, float]]) -> tuple[Attempt, Placed | None]:
+           core_voiced: list[tuple[float, float]], repetition: Repetition | None = None) -> tuple[Attempt, Placed | None]:
     """The verdict on one answer: loops, cut, density and deletion against the voiced
     time of the clip and of the span, and the original's clean text kept."""
     entry = sent.entry
     base = _sent_attempt(step, sent)
     if sent.error:
         return base.with_(error=sent.error), None
+    if entry.get("unusable"):
+        return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry['unusable']}", ("unusable",))), None
     try:
         candidate = parse_candidate(entry["body"], entry["format"])
     except FormatError as exc:
@@ -321,7 +353,8 @@ def _judge(scope: Scope, rs: RepairSpan, step: Step, sent: Sent, prior: tuple[Se
         if candidate.timed else 0.0  # an untimed answer is spread over the clip: nothing to compare
     kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence,
                  voiced=_total(core_voiced), unwritten=unwritten,
-                 required=clean_texts(scope.original, rs.core, scope.flagged))
+                 required=clean_texts(scope.original, rs.core, scope.flagged),
+                 least_units=repetition.copies if repetition is not None else 0)
     return base.with_(verdict=_combine(whole, kept)), placed
 
 
@@ -339,8 +372,8 @@ def _anchored(scope, sender, rs, transcriber, chosen: Tried, prior, recorded, co
     was made; else the try, with ``placed`` set only when it is faithful too and maps
     more speakers."""
     placed = chosen.placed
-    if placed is None or not placed.unmapped:
-        return None
+    if placed is None or not placed.unmapped or chosen.attempt.step.pieces:
+        return None  # (a pieces answer sent whole again would only loop again)
     clip = anchor_clip(scope, rs, prior)
     sent_clip = chosen.attempt.clip
     if clip is None or (sent_clip.start <= clip.start and clip.end <= sent_clip.end):

@@ -22,15 +22,21 @@ class Step:
         temperature: sent explicitly (the server's own default is greedy, 0.0).
         repetition_penalty: sent only when set (servers before ~Aug 2026 drop it).
         context: seconds of audio before the span to send too; their text is dropped.
+        pieces: where the audio repeats one word (``rhythm.find_repetition``), send the
+            repeated stretch as short pieces cut between its copies, and the rest of the
+            clip around it as requests of their own (``pieces.py``); a span whose audio
+            does not repeat skips this step.
     """
 
     temperature: float
     repetition_penalty: float | None = None
     context: float = 0.0
+    pieces: bool = False
 
     def to_dict(self) -> dict:
-        return {"temperature": self.temperature, "repetition_penalty": self.repetition_penalty,
-                "context": self.context}
+        out = {"temperature": self.temperature, "repetition_penalty": self.repetition_penalty,
+               "context": self.context}
+        return {**out, "pieces": True} if self.pieces else out
 
 
 def _steps(temperatures=(0.1, 0.1, 0.2), penalty=None) -> tuple[Step, ...]:
@@ -42,28 +48,36 @@ def _steps(temperatures=(0.1, 0.1, 0.2), penalty=None) -> tuple[Step, ...]:
 # survives it (logits divided by 0.1 are multiplied by 10), so the next steps add what
 # broke real loops (README, "What repairs a real loop"): a repetition penalty, higher
 # temperatures (a penalty alone did not break a laughter loop), and audio before the span.
-ESCALATION = (Step(0.1), Step(0.1, 1.1), Step(0.4, 1.1), Step(0.7), Step(0.7, context=4.0))
+#
+# A span whose audio itself repeats one word starts with pieces: re-decoded whole, real
+# repeated speech looped again at every temperature on Whisper tiny.en and base (0.1 alone
+# was faithful in 3 of 36 cases, bench/RESULTS.md), while pieces of one or two copies each
+# cannot loop and keep the count the audio holds.
+ESCALATION = (Step(0.1, pieces=True), Step(0.1), Step(0.1, 1.1), Step(0.4, 1.1), Step(0.7),
+              Step(0.7, context=4.0))
 
 
 def parse_schedule(text: str) -> tuple[Step, ...]:
-    """Steps from ``"0.1,0.1/p1.1,0.7+c4"``: a temperature, optionally ``/pPENALTY`` and
-    ``+cSECONDS`` of context."""
+    """Steps from ``"0.1+pieces,0.1,0.1/p1.1,0.7+c4"``: a temperature, optionally
+    ``/pPENALTY``, ``+cSECONDS`` of context, and ``+pieces``."""
     steps = []
     for item in filter(None, (part.strip() for part in text.split(","))):
+        pieces = item.endswith("+pieces")
+        item = item.removesuffix("+pieces")
         head, _, context = item.partition("+c")
         temperature, _, penalty = head.partition("/p")
         try:
             steps.append(Step(float(temperature), float(penalty) if penalty else None,
-                              float(context) if context else 0.0))
+                              float(context) if context else 0.0, pieces))
         except ValueError:
-            raise ConfigError(f"bad step {item!r} in {text!r}: write TEMPERATURE[/pPENALTY][+cSECONDS], "
-                              f"e.g. 0.1,0.1/p1.1,0.7+c4") from None
+            raise ConfigError(f"bad step {item!r} in {text!r}: write TEMPERATURE[/pPENALTY][+cSECONDS][+pieces], "
+                              f"e.g. 0.1+pieces,0.1,0.1/p1.1,0.7+c4") from None
     return tuple(steps)
 
 
 def format_schedule(steps) -> str:
     return ",".join(f"{s.temperature:g}" + (f"/p{s.repetition_penalty:g}" if s.repetition_penalty else "")
-                    + (f"+c{s.context:g}" if s.context else "") for s in steps)
+                    + (f"+c{s.context:g}" if s.context else "") + ("+pieces" if s.pieces else "") for s in steps)
 
 
 @dataclass(frozen=True)
@@ -142,6 +156,6 @@ class Policy:
         else:
             steps = tuple(schedule) if schedule else ESCALATION
         if repetition_penalty is not None:
-            steps = tuple(Step(s.temperature, repetition_penalty, s.context) for s in steps)
+            steps = tuple(Step(s.temperature, repetition_penalty, s.context, s.pieces) for s in steps)
         extra = {} if anchor_seconds is None else {"anchor_seconds": anchor_seconds}
         return cls(steps=steps, config=config, evidence=evidence or EvidenceConfig(), **extra)

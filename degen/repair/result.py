@@ -28,6 +28,8 @@ class Attempt:
         requests_sent: HTTP requests it took, retries included (what the server was sent).
         replayed: taken from the journal of an earlier run, not sent by this one.
         refused: the server answered 429/503 to the end: sent, never decoded.
+        seconds_sent: the audio this attempt sent, when it is not its clip once per request
+            (a pieces step sends its clip in several parts).
     """
 
     step: Step
@@ -42,6 +44,11 @@ class Attempt:
     requests_sent: int = 1
     replayed: bool = False
     refused: bool = False
+    seconds_sent: float | None = None
+
+    @property
+    def seconds(self) -> float:
+        return self.seconds_sent if self.seconds_sent is not None else self.clip.duration * self.requests_sent
 
     def with_(self, **changes) -> "Attempt":
         return dataclasses.replace(self, **changes)
@@ -140,7 +147,7 @@ class FixResult:
 def cost(outcomes) -> dict:
     attempts = [a for o in outcomes for a in o.attempts]
     fresh = [a for a in attempts if not a.replayed]
-    return {"seconds_decoded": sum(a.clip.duration * a.requests_sent for a in fresh),
-            "seconds_refused": sum(a.clip.duration * a.requests_sent for a in fresh if a.refused),
+    return {"seconds_decoded": sum(a.seconds for a in fresh),
+            "seconds_refused": sum(a.seconds for a in fresh if a.refused),
             "seconds_replayed": sum(a.clip.duration for a in attempts if a.replayed),
             "requests_sent": sum(a.requests_sent for a in fresh)}

@@ -8,6 +8,7 @@ cancelled (Ctrl-C). Everything else a span worker uses is an immutable value.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 
@@ -101,7 +102,8 @@ class Sender:
         """The step as it will really run: without a penalty the server is known to ignore."""
         with self._lock:
             ignored = id(transcriber) in self._ignores_penalty
-        return Step(step.temperature, None, step.context) if step.repetition_penalty is not None and ignored else step
+        return dataclasses.replace(step, repetition_penalty=None) if step.repetition_penalty is not None and ignored \
+            else step
 
     def notice_ignored_penalty(self, transcriber: Transcriber, step: Step, body, plain_body) -> None:
         """A server that silently drops repetition_penalty (builds before ~Aug 2026) answers

@@ -1,0 +1,91 @@
+"""``degen scan`` and ``degen filter``: judge transcripts and manifests, send nothing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..terminal import safe
+from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshold_options, verbosity
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True)
+@click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed from the content when omitted.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per file, one per line.")
+@click.option("--jobs", "-j", type=click.IntRange(0), default=1, show_default=True,
+              help="Files scanned at once, in worker processes (0: one per core).")
+@click.option("--audio-duration", type=Finite(0, min_open=True), metavar="S",
+              help="Audio length in seconds, to catch a transcript that stops early.")
+@click.option("--gpu-mem", type=Finite(0, min_open=True), metavar="GIB",
+              help="GPU memory of the server, for max_new_tokens advice.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write a self-contained HTML timeline (one file scanned only).")
+@threshold_options
+def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **options):
+    """Report loops and impossible timing in transcript FILES: files, folders (walked for
+    .json .srt .vtt .txt) or globs; '-' reads stdin.
+
+    Exits 0 when every file is clean, 1 when one is degenerate, 2 when one could not be
+    read (the others are still scanned). With several files a summary goes to stderr.
+    """
+    from .. import batch
+    from ..io import check_writable
+    config = config_from(options)
+    paths = batch.expand(files)
+    if html_path and len(paths) != 1:
+        raise click.BadParameter("--html takes one input file", param_hint="--html")
+    if html_path:
+        check_writable(html_path, "HTML report")
+        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
+    settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
+    sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
+                       out=click.echo, err=_error_line, verbose=verbosity() > 0,
+                       quiet=verbosity() < 0))
+
+
+def _error_line(line: str) -> None:
+    if line.startswith("degen: error"):
+        line = style(safe(line), fg="red")
+    click.echo(line, err=True)
+
+
+def _render_report(report) -> str:
+    from ..report import render_text
+    return render_text(report, style, quiet=verbosity() < 0, verbose=verbosity() > 0)
+
+
+def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> int:
+    from .. import scan as scan_one
+    from ..html import render_scan
+    from ..io import read_transcript, write_atomic
+    transcript = read_transcript(path, fmt)  # "-" is stdin
+    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
+    click.echo(_render_report(report))
+    write_atomic(html_path, render_scan(report, transcript))
+    return EXIT_FOUND if report.degenerate else EXIT_CLEAN
+
+
+@click.command("filter")
+@click.argument("manifest", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--keep", "keep_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where the clean lines go, unchanged.")
+@click.option("--quarantine", "quarantine_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Where looping or unreadable lines go, each with a 'degen' field saying why.")
+@click.option("--text-field", metavar="NAME", help="Field judged [text, else pred_text].")
+@click.option("--jobs", "-j", type=click.IntRange(0), default=1, show_default=True,
+              help="Worker processes judging lines (0: one per core); the order is kept.")
+@threshold_options
+def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **options):
+    """Split a NeMo-style MANIFEST (one utterance per JSON line) into kept and quarantined lines.
+
+    Resumes an interrupted run (KEEP.degen-progress.json). Exits 0 when every line is
+    kept, 1 when some are quarantined, 2 on unusable input or arguments.
+    """
+    from ..filter import filter_manifest
+    counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
+                             config=config_from(options), jobs=jobs)
+    click.echo(f"{manifest}: {counts.line()}", err=True)
+    sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)

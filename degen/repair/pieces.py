@@ -1,0 +1,178 @@
+"""Pieces: decode a span whose audio repeats one word as several short requests.
+
+When the audio itself says a word again and again (``rhythm.find_repetition``), a decoder
+given the whole clip hears one sound many times and loops on it at any temperature. The
+"pieces" step sends instead:
+
+    |-- before --|-p1-|-p2-|-p3-|-p4-|--- after ---|    one request each; p1..p4 cut at
+                 |==== the repeated stretch =====|      the dips between copies
+
+and joins the answers into one answer for the clip: the parts before and after as the
+server wrote them, the pieces as one segment over the stretch. Each piece holds one or
+two copies, so the count comes from the audio, not from the decoder. The joined answer is
+journaled as the step's own answer (a resumed run replays it), and judged like any other.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import FormatError
+from ..model import Segment, Span
+from .policy import Step
+from .rhythm import Repetition
+from .send import Sender, Sent
+from .splice import parse_candidate
+
+# One copy per piece: measured on Whisper tiny.en and base, a piece of two copies often
+# came back as one ("okay okay" -> "Okay."), which loses copies, while single copies came
+# back one word each (a short word sometimes misheard: "wait" -> "way"; see `name`).
+PIECE_SECONDS = 0.0
+# Parts before or after the stretch shorter than this hold no word worth a request.
+LEAST_PART = 0.3
+
+# The share of pieces that must say the loop's unit for it to name them all. Measured on
+# Whisper tiny.en over two seeds: "wait" alone came back "wait" in 2 or 3 of 10 pieces
+# ("way" in the rest), while "no", which the looping decoder had heard as "Go", came back
+# "Go" in 1 of 14 (and "No" in 12).
+CONFIRM = 0.15
+
+_END = re.compile(r"[\s.。!！?？,，、;；:：]+$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One request of a pieces step: a stretch of the clip, and whether it is a piece."""
+
+    span: Span
+    piece: bool
+
+
+def parts(clip: Span, repetition: Repetition) -> list[Part]:
+    """The requests for ``clip``: before the stretch, its pieces, after it (transcript
+    time; ``repetition`` is in transcript time too)."""
+    out = []
+    if repetition.start - clip.start >= LEAST_PART:
+        out.append(Part(Span(clip.start, repetition.start), False))
+    out += [Part(Span(a, b), True) for a, b in repetition.pieces(PIECE_SECONDS)]
+    if clip.end - repetition.end >= LEAST_PART:
+        out.append(Part(Span(repetition.end, clip.end), False))
+    return out
+
+
+def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, clip: Span,
+                repetition: Repetition, budget, loop_units: tuple[str, ...] = ()) -> Sent:
+    """Send every part (each journaled under its own key, so an interrupted step resumes
+    part by part), then journal and return the joined answer as the step's."""
+    sents = []
+    for k, part in enumerate(parts(clip, repetition)):
+        part_key = f"{key}~{k}"
+        sent = sender.replayable(part_key).get(number) or \
+            sender.send(transcriber, part_key, number, step, part.span, budget(part.span.duration))
+        sents.append((part, sent))
+    entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "step": step.to_dict(),
+             "server": sents[0][1].entry["server"] if sents else "", "format": "pieces",
+             "token_budget": sum(s.entry.get("token_budget", 0) for _, s in sents),
+             "sent": sum(s.requests for _, s in sents if not s.replayed),
+             "seconds_sent": sum(s.clip.duration * s.requests for _, s in sents if not s.replayed),
+             "pieces": len(sents)}
+    errors = [s.error for _, s in sents if s.error]
+    if errors:
+        entry.update(body=None, error=errors[0])
+        return Sent(entry)  # not journaled: the failed part is retried, the others replayed
+    try:
+        body, named = joined(clip, sents, loop_units)
+        entry.update(body=body, error=None, named=named)
+        if named is None:
+            # The copies are one sound said again (rhythm); answers naming it several ways
+            # show the decoder could not tell what it is, and any one of them may be a
+            # deletion of the real word.
+            entry.update(body="", unusable=f"the {repetition.copies} pieces of one repeated word do not agree "
+                                           f"on what it is")
+    except FormatError as exc:
+        entry.update(body="", error=None, unusable=exc.detail)  # judged as an empty answer: refused
+    sender.journal.record(entry)
+    return Sent(entry)
+
+
+def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
+    """One MOSS-markup answer for the clip, times relative to its start, and how the
+    repeated word was named (None when the pieces' own words were kept)."""
+    out: list[Segment] = []
+    named = None
+    stretch: list[tuple[Span, list[Segment]]] = []
+    for part, sent in sents:
+        segments = _segments(part.span, parse_candidate(sent.entry["body"], sent.entry["format"]))
+        if part.piece:
+            stretch.append((part.span, segments))
+            continue
+        if stretch:
+            out.append(_one(stretch, loop_units))
+            named, stretch = out[-1].extra.get("named"), []
+        out += segments
+    if stretch:
+        out.append(_one(stretch, loop_units))
+        named = out[-1].extra.get("named")
+    return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
+
+
+def _segments(span: Span, candidate) -> list[Segment]:
+    """A part's answer in transcript time (an untimed answer spans the whole part)."""
+    if not candidate.timed:
+        text = " ".join(s.text.strip() for s in candidate if s.text.strip())
+        speaker = next((s.speaker for s in candidate if s.speaker), None)
+        return [Segment(span, speaker, text)] if text else []
+    return [Segment(Span(span.start + min(s.span.start, span.duration), span.start + min(s.span.end, span.duration)),
+                    s.speaker, s.text, s.closed) for s in candidate]
+
+
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...]) -> Segment:
+    """The pieces of the repeated stretch as one segment: a segment per piece would read
+    as a run of identical segments, which is what a segment loop looks like."""
+    texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
+    word, why = name(texts, loop_units)
+    texts = [word] * len(texts) if word else [t for t in texts if t]
+    body = ""
+    for k, text in enumerate(texts):
+        piece = text if k == len(texts) - 1 else _END.sub("", text)
+        if body and not (_CJK.search(body[-1]) and _CJK.search(piece[:1] or " ")):
+            body += ", " if body[-1].isalnum() else " "
+        body += piece
+    speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
+    closed = all(s.closed for _, segs in stretch for s in segs)
+    return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed, {"named": why})
+
+
+def _key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def name(texts: list[str], loop_units: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """The word every piece says, when the answers agree on it; (None, None) otherwise.
+
+    Each piece holds one copy of the same sound, so the copies have one name. A decoder
+    hearing one short copy alone names it less well than in context ("wait" -> "way",
+    "no" -> "so"): the loop's own unit, heard in context, is the name when at least one
+    piece in ``CONFIRM`` says it too; else a name most pieces agree on. The count is always
+    the audio's: one copy per piece."""
+    keys = [_key(t) for t in texts]
+    for unit in loop_units:
+        confirmed = sum(k == _key(unit) for k in keys)
+        if _key(unit) and confirmed >= CONFIRM * len(keys):
+            return unit.strip(" ,.，。、"), f"{unit.strip()!r}, the loop's unit, confirmed by {confirmed} of {len(keys)} pieces"
+    counts: dict[str, int] = {}
+    for k in keys:
+        counts[k] = counts.get(k, 0) + 1
+    top = max(counts, key=counts.get, default="")
+    if top and counts[top] * 2 > len(keys):
+        word = next(t for t, k in zip(texts, keys) if k == top)
+        return _END.sub("", word), f"{word!r}, said by {counts[top]} of {len(keys)} pieces"
+    return None, None
+
+
+def _markup(seg: Segment, origin: float) -> str:
+    start, end = seg.span.start - origin, seg.span.end - origin
+    head = f"[{start:.2f}][{seg.speaker or 'S01'}]{seg.text.strip()}"
+    return head + (f"[{end:.2f}]" if seg.closed else "")

@@ -1,0 +1,103 @@
+"""Start-up cost: commands that judge no transcript never load numpy, the detectors, the
+HTTP client or the audio reader (each import costs more than the interpreter's own start).
+
+Each case runs in a fresh interpreter, since this test process has long imported all of
+them; the child prints, as it exits, which of the heavy modules it loaded.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "rapidfuzz", "httpx", "soundfile", "regex", "degen.detect", "degen.formats", "degen.repair")
+
+# The child records what it loaded at exit, after click's sys.exit, then runs degen as
+# `python -m degen` (the console script's target is the same degen.cli:main).
+_CHILD = """
+import atexit, sys
+heavy = {heavy!r}
+atexit.register(lambda: print("LOADED:" + ",".join(m for m in heavy if m in sys.modules), file=sys.__stderr__))
+{body}
+"""
+
+
+def loaded_after(body: str, tmp_path) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _CHILD.format(heavy=HEAVY, body=body)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    lines = [line for line in done.stderr.splitlines() if line.startswith("LOADED:")]
+    assert lines, f"the child died before reporting: {done.stderr[-2000:]}"
+    return [m for m in lines[-1].removeprefix("LOADED:").split(",") if m]
+
+
+def run_degen(*args: str) -> str:
+    return f"import runpy; sys.argv = ['degen', *{list(args)!r}]; runpy.run_module('degen', run_name='__main__')"
+
+
+@pytest.mark.parametrize("args", [
+    ("--help",),
+    ("--version",),
+    ("-h",),
+    ("plan", "--gpu-mem", "80"),
+    ("plan", "--gpu-mem", "80", "--json"),
+    ("scan",),  # missing FILES: an argument error
+    ("scan", "--jobs", "-1", "x.json"),
+    ("fix", "x.json"),  # missing --audio
+    ("filter", "m.jsonl"),  # missing --keep
+    ("-q", "-v", "scan", "x.json"),
+    ("nonsense",),
+])
+def test_commands_that_judge_nothing_load_nothing_heavy(args, tmp_path):
+    assert loaded_after(run_degen(*args), tmp_path) == []
+
+
+def test_import_degen_loads_nothing_heavy(tmp_path):
+    assert loaded_after("import degen, degen.cli", tmp_path) == []
+
+
+def test_public_names_still_resolve_on_first_use(tmp_path):
+    """The lazy names are the real objects (the check above would also pass if they
+    had simply been dropped from the package)."""
+    body = ("import degen\n"
+            "missing = [n for n in degen.__all__ if getattr(degen, n, None) is None]\n"
+            "assert not missing, missing\n"
+            "assert degen.DetectConfig is __import__('degen.detect', fromlist=['x']).DetectConfig\n"
+            "assert degen.scan('[0.0][S01]' + '的' * 102 + '[4.0]').degenerate\n"
+            "assert set(degen.__all__) <= set(dir(degen))\n"
+            "assert degen.filter.scan_batch is degen.scan_batch and degen.io.write_atomic is degen.write_atomic\n"
+            "assert degen.report.Report is degen.Report and degen.detect.DEFAULT is degen.DEFAULT\n")
+    assert "degen.detect" in loaded_after(body, tmp_path)
+
+
+def test_unknown_attribute_is_an_attribute_error():
+    import degen
+    with pytest.raises(AttributeError, match="no attribute 'nonexistent'"):
+        degen.nonexistent  # noqa: B018
+    assert not hasattr(degen, "also_missing")
+
+
+def test_scan_still_parses_and_checks_fail_on(tmp_path):
+    """--fail-on reads its choices from degen.detect on first use: still refused with
+    click's message and exit 2, still listed in the help."""
+    from click.testing import CliRunner
+
+    from degen.cli import main
+    bad = CliRunner().invoke(main, ["scan", "--fail-on", "severe", "x.json"])
+    assert bad.exit_code == 2
+    assert "'severe' is not one of 'low', 'medium', 'high'" in bad.output
+    assert "[low|medium|high]" in CliRunner().invoke(main, ["scan", "--help"]).output
+
+
+def test_cli_keeps_openblas_to_one_thread_unless_told(tmp_path):
+    """numpy's OpenBLAS would start a thread per core at import for no work degen does."""
+    body = "import os, degen.cli\nprint('THREADS=' + os.environ.get('OPENBLAS_NUM_THREADS', ''), file=sys.__stderr__)"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for preset, expected in ((None, "1"), ("4", "4")):
+        child_env = {**env, "PYTHONPATH": str(ROOT), **({"OPENBLAS_NUM_THREADS": preset} if preset else {})}
+        done = subprocess.run([sys.executable, "-c", "import sys\n" + body], cwd=tmp_path, env=child_env,
+                              capture_output=True, text=True, timeout=60)
+        assert f"THREADS={expected}" in done.stderr, done.stderr
