@@ -96,7 +96,7 @@ def test_pieces_cover_the_stretch_one_copy_each():
 
 
 def test_a_name_needs_the_pieces_agreement():
-    assert name(["way.", "Wait.", "way.", "way.", "wait.", "way."], ("Wait,",))[0] == "Wait"
+    assert name(["way.", "way.", "way.", "way.", "way.", "way."], ("Wait,",))[0] == "Wait"  # a clipped stop
     assert name(["No.", "Go.", "No.", "No.", "No.", "No.", "No.", "No.", "No."], ("Go,",))[0] == "No"
     assert name(["好人", "后阳", "后面", "好人", "库人"], ("然后",)) == (None, None)
 
@@ -154,6 +154,8 @@ def test_fix_keeps_the_count_the_audio_holds(tmp_path):
     assert result.outcomes[0].status == "repaired"
     assert result.seconds_decoded <= seconds * 1.01  # one pass: the pieces and what lies around them
     assert max(decoder.clips) < 1.0
+    first = result.outcomes[0].attempts[0].to_dict()
+    assert first["pieces"] and first["accepted"] and "confirmed by" in first["pieces_named"]
 
 
 def test_the_command_line_default_is_the_library_escalation():

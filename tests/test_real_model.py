@@ -46,9 +46,8 @@ HEARD = ("okay_x10", "wait_x10", "right_x12", "meeting_wait", "zh_ranhou", "zh_j
 # Recorded cases the repair does not yet get right (issue 10, items 1 and 2), each with what
 # it does: strict, so a repair that gets one right fails here until its mark is removed.
 NOT_YET = {
-    "wait_x10": "no answer on this CPU has 'wait' x10: x3 to x5 (deletions, rejected) and x20 (kept, an over-count)",
-    "zh_jiushi": "the one closed answer has 就是 x13 of 10 (the others are cut, off-script or empty)",
-    "zh_meeting": "keeps 然後 x16 of 12, the nearer of two answers to the voiced time (x16 and x16 reversed)",
+    "zh_jiushi": "Whisper base names no lone copy of 就是 alike (the pieces are unusable); of the whole-clip "
+                 "answers the one closed one has 就是 x13 of 10",
 }
 
 
@@ -172,7 +171,6 @@ def fix_with_cli(name, server, tmp_path):
 # Live answers differ by CPU, so a case the repair gets wrong here may pass elsewhere: not
 # strict. Only what loses the repetition here is marked (an over-count is no deletion).
 LIVE_NOT_YET = {
-    "wait_x10": NOT_YET["wait_x10"],
     "zh_ranhou": "at 0.7 the model writes 然後 once and 楊後 x7 for 然后 x10: the amount fits the voiced "
                  "time, so it is taken, and the count of the real unit is 1",
 }

@@ -27,7 +27,7 @@ from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, previe
 from .evidence import Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .journal import Journal
 from .plan import RepairSpan, make_plan
-from .pieces import send_pieces
+from .pieces import pieces_note, send_pieces
 from .policy import Policy, Step
 from .rhythm import Repetition
 from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
@@ -167,7 +167,8 @@ def _sent_attempt(step: Step, sent: Sent) -> Attempt:
     entry = sent.entry
     return Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
                    requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")),
-                   seconds_sent=entry.get("seconds_sent"))
+                   seconds_sent=entry.get("seconds_sent"), pieces=pieces_note(entry))
+
 
 
 def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Transcriber,
@@ -249,7 +250,8 @@ def _accept(scope: Scope, tried: tuple[Tried, ...]) -> tuple[int, str] | None:
     last = tried[-1].attempt
     v = last.verdict
     if v.clean and last.step.pieces:  # the amount is the audio's own count of copies, not a rate's guess
-        return len(tried) - 1, f"accepted: one piece per copy the audio repeats, no loop, fits {_voiced(v)}"
+        return len(tried) - 1, (f"accepted: one piece per copy the audio repeats ({last.pieces}), no loop, "
+                                f"fits {_voiced(v)}")
     if v.clean and v.fits:
         return len(tried) - 1, f"accepted: no loop, fits {_voiced(v)} and keeps the original's clean text"
     for k, earlier in enumerate(tried[:-1]):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
 from .policy import Step
@@ -32,14 +33,12 @@ PIECE_SECONDS = 0.0
 # Parts before or after the stretch shorter than this hold no word worth a request.
 LEAST_PART = 0.3
 
-# The share of pieces that must say the loop's unit for it to name them all. Measured on
-# Whisper tiny.en over two seeds: "wait" alone came back "wait" in 2 or 3 of 10 pieces
-# ("way" in the rest), while "no", which the looping decoder had heard as "Go", came back
-# "Go" in 1 of 14 (and "No" in 12).
+# The share of pieces that must say the loop's unit (see `_says`) for it to name them all.
+# Measured on Whisper tiny.en: "no", which the looping decoder had heard as "Go", came
+# back "Go" in 1 of 14 pieces and "No" in 12; a unit the pieces confirm came back in most.
 CONFIRM = 0.15
 
 _END = re.compile(r"[\s.。!！?？,，、;；:：]+$")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 @dataclass(frozen=True)
@@ -97,6 +96,14 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     return Sent(entry)
 
 
+def pieces_note(entry: dict) -> str | None:
+    """For the report: how many requests a pieces answer took, and how the word was named."""
+    if "pieces" not in entry:
+        return None
+    said = entry.get("named") or entry.get("unusable") or "no repeated word named"
+    return f"{entry['pieces']} requests; named {said}" if entry.get("named") else f"{entry['pieces']} requests; {said}"
+
+
 def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
@@ -137,7 +144,7 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...])
     body = ""
     for k, text in enumerate(texts):
         piece = text if k == len(texts) - 1 else _END.sub("", text)
-        if body and not (_CJK.search(body[-1]) and _CJK.search(piece[:1] or " ")):
+        if body and not (cjk_count(body[-1]) and cjk_count(piece[:1])):
             body += ", " if body[-1].isalnum() else " "
         body += piece
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
@@ -149,17 +156,28 @@ def _key(text: str) -> str:
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
+def _says(piece: str, unit: str) -> bool:
+    """Whether a piece's answer is the unit, or the unit with its end clipped: a piece is
+    cut at the dip before the next copy, and a word ending in a stop has its closure there,
+    so its release may fall in the next piece ("wait" -> "way"). The beginning is what the
+    piece heard whole: the first two letters, or the first character of a CJK word."""
+    if piece == unit:
+        return True
+    head = 1 if cjk_count(unit[:1]) else 2
+    return len(unit) > head and len(piece) >= head and piece[:head] == unit[:head]
+
+
 def name(texts: list[str], loop_units: tuple[str, ...]) -> tuple[str | None, str | None]:
     """The word every piece says, when the answers agree on it; (None, None) otherwise.
 
     Each piece holds one copy of the same sound, so the copies have one name. A decoder
-    hearing one short copy alone names it less well than in context ("wait" -> "way",
-    "no" -> "so"): the loop's own unit, heard in context, is the name when at least one
-    piece in ``CONFIRM`` says it too; else a name most pieces agree on. The count is always
+    hearing one short copy alone names it less well than in context ("no" -> "so"): the
+    loop's own unit, heard in context, is the name when at least one piece in ``CONFIRM``
+    says it too (or its beginning, `_says`); else a name most pieces agree on. The count is always
     the audio's: one copy per piece."""
     keys = [_key(t) for t in texts]
     for unit in loop_units:
-        confirmed = sum(k == _key(unit) for k in keys)
+        confirmed = sum(_says(k, _key(unit)) for k in keys)
         if _key(unit) and confirmed >= CONFIRM * len(keys):
             return unit.strip(" ,.，。、"), f"{unit.strip()!r}, the loop's unit, confirmed by {confirmed} of {len(keys)} pieces"
     counts: dict[str, int] = {}

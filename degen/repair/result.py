@@ -30,6 +30,8 @@ class Attempt:
         refused: the server answered 429/503 to the end: sent, never decoded.
         seconds_sent: the audio this attempt sent, when it is not its clip once per request
             (a pieces step sends its clip in several parts).
+        pieces: for a pieces step, how many requests it took and how the repeated word was
+            named (or why the pieces were unusable).
     """
 
     step: Step
@@ -45,6 +47,7 @@ class Attempt:
     replayed: bool = False
     refused: bool = False
     seconds_sent: float | None = None
+    pieces: str | None = None
 
     @property
     def seconds(self) -> float:
@@ -58,6 +61,7 @@ class Attempt:
                 "server": self.server, "token_budget": self.token_budget, "accepted": self.accepted,
                 "anchored": self.anchored, "why": self.why, "error": self.error,
                 "requests_sent": self.requests_sent, "replayed": self.replayed, "refused": self.refused,
+                **({"pieces_named": self.pieces} if self.pieces else {}),
                 "verdict": self.verdict.to_dict() if self.verdict else None}
 
 
