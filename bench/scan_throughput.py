@@ -126,7 +126,7 @@ def best_of(fn, repeats: int) -> float:
 PHASES = {  # (module, class or "") -> functions timed by --phases, as the callers look them up
     ("degen.formats.jsonfmt", ""): ("parse_json", "check_writable"),
     ("degen.formats.moss", ""): ("parse_columns",),
-    ("degen.detect", ""): ("build_streams", "find_runs", "loop_findings", "segment_findings",
+    ("degen.detect", ""): ("build_streams", "find_runs", "loop_findings", "segment_findings", "echo_findings",
                            "hallucination_findings", "timing_findings", "window_ratios", "max_repetition"),
     ("degen.detect.tokens", "Stream"): ("subset",),
 }

@@ -16,6 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import orjson
+
 from . import formats
 from .errors import FormatError, OutputError
 from .model import Transcript
@@ -99,15 +101,39 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 def read_transcript(path: str | os.PathLike, format: str | None = None) -> Transcript:
     """Read a transcript file (``-`` for stdin), sniffing its format unless given."""
     name = str(path)
-    data = read_bytes(path)
+    data = [read_bytes(path)]
     label = "<stdin>" if name == STDIO else name
+    extension = Path(name).suffix.lower()
     try:
-        return formats.loads(formats.decode(data), format, Path(name).suffix.lower())
+        if format is None and extension not in JSON_LINES:
+            document = _json_document(data)
+            if document is not None:
+                return formats.jsonfmt.from_doc(document)
+        text = formats.decode(data.pop())  # the bytes go once decoded: not held through parsing
+        return formats.loads(text, format, extension)
     except FormatError as exc:
         raise exc.at(label) from None
     except (OverflowError, RecursionError) as exc:  # numbers or nesting past what Python holds
         raise FormatError(f"cannot read: {_overflow(exc)}", path=label,
                           hint="the file is corrupt or not a transcript") from None
+
+
+JSON_LINES = (".jsonl", ".ndjson")  # a one-line JSON Lines file is read as JSON Lines: left to sniffing
+
+
+def _json_document(data: list[bytes]):
+    """The parsed document when the file is JSON (what sniffing would find), parsed from
+    the bytes: no str of the whole file (up to 4 bytes a character) and no UTF-8 copy of
+    it are made. None, with the bytes kept, when it is not JSON (sniffing takes over)."""
+    head = data[0][:16].lstrip(b" \t\r\n")
+    if head[:1] not in (b"{", b"["):
+        return None  # MOSS markup, another format, or a byte-order mark: sniffing decides
+    try:
+        document = orjson.loads(data[0])  # UTF-8 checked as sniffing's decode would
+    except ValueError:  # not JSON after all (MOSS markup starts with "[" too): sniff it
+        return None
+    data.clear()  # the bytes go before the document is turned into a transcript
+    return document
 
 
 def _overflow(exc: BaseException) -> str:

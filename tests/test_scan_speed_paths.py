@@ -68,3 +68,28 @@ def test_a_subset_stream_holds_exactly_the_chosen_segments_tokens(texts, data):
     want = [k for i in chosen for k in range(stream.bounds[i], stream.bounds[i + 1])]
     assert sub.ids.tolist() == stream.ids[want].tolist() and sub.starts.tolist() == stream.starts[want].tolist()
     assert sub.owners.tolist() == chosen and np.diff(sub.bounds).tolist() == np.diff(stream.bounds)[chosen].tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.booleans(), max_size=200), st.integers(1, 50))
+def test_positions_per_block_equal_flatnonzero(mask, block):
+    saved = tokens.POSITION_BLOCK
+    tokens.POSITION_BLOCK = block
+    try:
+        found = tokens.positions(np.array(mask, dtype=bool))
+    finally:
+        tokens.POSITION_BLOCK = saved
+    assert found.dtype == np.int32
+    assert found.tolist() == np.flatnonzero(mask).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAΣσßẞİı ﬁ.\u0301的Ǆ"), max_size=40), st.integers(1, 7))
+def test_case_folding_in_pieces_equals_folding_at_once(text, block):
+    import unicodedata
+    saved = tokens.FOLD_BLOCK
+    tokens.FOLD_BLOCK = block
+    try:
+        assert tokens.normalize(text) == unicodedata.normalize("NFKC", text).casefold()
+    finally:
+        tokens.FOLD_BLOCK = saved

@@ -28,7 +28,8 @@ from .table import SegmentTable
 from .timing import timing_findings
 import numpy as np
 
-from .tokens import build_streams
+from .periodic import Runs
+from .tokens import Stream, build_streams
 
 __all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
            "LOOP_KINDS", "TIMING_KINDS", "HALLUCINATION_KINDS", "compression_ratio", "Lexicon", "load_lexicon", "lexicon_for"]
@@ -80,7 +81,8 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
         # A loop of one speaker may be interrupted by another's segments.
         mine = np.flatnonzero(speakers == speaker)
         for stream in (built.chars.subset(mine), built.words.subset(mine)):
-            loops += loop_findings(stream, find_runs(stream, config), transcript, table, config, speaker)
+            found = _crossing_turns(stream, find_runs(stream, config))
+            loops += loop_findings(stream, found, transcript, table, config, speaker)
     keys = built.keys
     if independent:
         loops = _each_alone(loops, transcript, config)
@@ -118,6 +120,23 @@ def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:
     """Speakers worth a stream of their own: only when turns alternate at all."""
     switches = sum(1 for a, b in zip(speakers, speakers[1:]) if a != b)
     return [s for s in dict.fromkeys(speakers) if s is not None] if switches > 1 else []
+
+
+def _crossing_turns(stream: Stream, runs: Runs) -> Runs:
+    """The runs of one speaker's stream that touch an edge of a turn (a stretch of that
+    speaker's consecutive segments), where another speaker's text sits in the whole
+    stream. A run inside a turn, touching neither edge, has the same tokens and the same
+    neighbours in the whole stream, so the whole stream has found the same run, and
+    judging it again gives the same finding (same segments, same members, one speaker):
+    a duplicate that de-duplication drops."""
+    if not len(runs):
+        return runs
+    turn_starts = np.flatnonzero(np.diff(stream.owners) != 1) + 1  # segment indices in ``owners``
+    edges = np.concatenate((stream.bounds[[0]], stream.bounds[turn_starts], stream.bounds[[-1]]))
+    stop = runs.start + runs.length
+    after = edges[np.minimum(np.searchsorted(edges, runs.start, side="left"), edges.size - 1)]
+    touch = (after >= runs.start) & (after <= stop)
+    return Runs(runs.start[touch], runs.period[touch], runs.count[touch], runs.length[touch])
 
 
 _STREAM_PREFERENCE = {"segments": 0, "lexicon": 1, "words": 2, "chars": 3, "punct": 4}

@@ -12,29 +12,43 @@ are all the same proper suffix of it.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
 from .table import SegmentTable
 
 
 def _echo_runs(keys: list[str], speakers) -> list[tuple[int, int]]:
     """(utterance, last echo) for each utterance followed by copies of its own tail."""
-    out, i = [], 0
-    while i < len(keys):
+    out, resume = [], 0
+    for i in _echo_starts(keys, speakers):
+        if i < resume:  # inside the echoes of the utterance before
+            continue
         head, j = keys[i], i + 1
         while (j < len(keys) and keys[j] and keys[j] == keys[i + 1] and speakers[j] == speakers[i]
                and len(keys[j]) < len(head) and head.endswith(keys[j])):
             j += 1
-        tail = keys[i + 1] if j > i + 1 else ""
+        tail = keys[i + 1]
         # "对对对" then "对" is a backchannel said again, not a tail cut off a word.
-        if tail and head != tail * (len(head) // len(tail)):
+        if head != tail * (len(head) // len(tail)):
             out.append((i, j - 1))
-            i = j
-        else:
-            i += 1
+            resume = j
     return out
+
+
+def _echo_starts(keys: list[str], speakers) -> list[int]:
+    """Segments followed by a shorter one of the same speaker that ends them: only there
+    can an echo start (lengths and speakers compared for all segments at once)."""
+    if len(keys) < 2:
+        return []
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    names: dict = {}
+    voice = np.fromiter((names.setdefault(s, len(names)) for s in speakers), dtype=np.int64, count=len(speakers))
+    maybe = np.flatnonzero((lengths[1:] > 0) & (lengths[1:] < lengths[:-1]) & (voice[1:] == voice[:-1]))
+    return [i for i in maybe.tolist() if keys[i].endswith(keys[i + 1])]
 
 
 def echo_findings(transcript: Transcript, keys: list[str], table: SegmentTable,
@@ -48,7 +62,7 @@ def echo_findings(transcript: Transcript, keys: list[str], table: SegmentTable,
     echoes = sum(e - u for u, e in runs)
     return [Finding(
         kind="segment_loop", severity="medium", span=_span(transcript, first, last), segments=(first, last),
-        speaker=table.speaker_of(first, last), unit=_clip(transcript[runs[0][0] + 1].text), period=1,
-        count=echoes, excerpt=_clip(transcript[first].text), score=len(runs) / config.echo_runs,
+        speaker=table.speaker_of(first, last), unit=_clip(_text(transcript, runs[0][0] + 1)), period=1,
+        count=echoes, excerpt=_clip(_text(transcript, first)), score=len(runs) / config.echo_runs,
         evidence=("tail_echo",), stream="segments", extent=(float(first), float(last + 1)),
         covered=sum(len(keys[i]) for i in range(first, last + 1)))]

@@ -11,7 +11,7 @@ silence (a long segment with little text), or the same phrase comes back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -23,12 +23,14 @@ from ..errors import ConfigError
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
+from .heads import Heads, finditer as heads_finditer
 from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
+LONG_TEXT = 100_000  # characters from which the lexicon search runs only where a phrase can start
 WEAK_PREFIX = "weak-"  # source ids of phrases people really say
 
 
@@ -45,6 +47,19 @@ class Lexicon:
     phrases: dict
     pattern: re.Pattern | None
     path: str = ""
+
+    @cached_property
+    def heads(self) -> Heads | None:
+        """Where a phrase can start (made on first use: a few ms, worth it on long texts only)."""
+        return Heads.of(self.phrases) if self.phrases else None
+
+    def finditer(self, text: str) -> list:
+        """Every match of ``pattern`` in ``text``, as ``pattern.finditer`` finds them."""
+        if self.pattern is None:
+            return []
+        if len(text) < LONG_TEXT:  # the regex alone is as quick as the tables' set-up here
+            return list(self.pattern.finditer(text))
+        return heads_finditer(self.pattern, self.heads, text)
 
     def __len__(self) -> int:
         return len(self.phrases)
@@ -149,16 +164,19 @@ def _trie_pattern(phrases) -> str:
     return build(trie)
 
 
-def matches(keys: list[str], lexicon: Lexicon) -> list[list[str]]:
-    """The lexicon phrases found in each segment key, in one pass of the automaton over
-    all keys joined."""
-    found: list[list[str]] = [[] for _ in keys]
+def matches(keys: list[str], lexicon: Lexicon) -> dict[int, list[str]]:
+    """The lexicon phrases found in each segment key (only segments with some), in one
+    pass of the automaton over all keys joined."""
     if lexicon.pattern is None or not keys:
-        return found
-    joined = SEP.join(keys)
-    bounds = np.cumsum([0] + [len(k) + 1 for k in keys])
-    for m in lexicon.pattern.finditer(joined):
-        found[int(np.searchsorted(bounds, m.start(), side="right")) - 1].append(m.group())
+        return {}
+    hits = lexicon.finditer(SEP.join(keys))
+    if not hits:
+        return {}
+    bounds = np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) + 1)
+    owners = np.searchsorted(bounds, [m.start() for m in hits], side="right")
+    found: dict[int, list[str]] = {}
+    for i, m in zip(owners.tolist(), hits):
+        found.setdefault(i, []).append(m.group())
     return found
 
 
@@ -169,23 +187,24 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     ``independent``: each segment is its own utterance, so file edges, gaps and
     repeats across segments say nothing; only the segment's own timing counts.
     """
-    keys = match_keys([s.text for s in transcript.segments], keys)
-    found = matches(keys, lexicon)
-    covered = [sum(map(len, m)) for m in found]
-    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon.pattern)):
-        found[i].append(phrase)  # a phrase cut between two turns
-        found[i + 1].append(phrase)
-        covered[i] += here
-        covered[i + 1] += there
+    keys = match_keys(transcript.columns().texts, keys)
+    found = matches(keys, lexicon)  # sparse: most segments hold no phrase
+    covered = {i: sum(map(len, m)) for i, m in found.items()}
+    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon)):
+        found.setdefault(i, []).append(phrase)  # a phrase cut between two turns
+        found.setdefault(i + 1, []).append(phrase)
+        covered[i] = covered.get(i, 0) + here
+        covered[i + 1] = covered.get(i + 1, 0) + there
     # Most of the segment, or one phrase said again and again (a known phrase looping
     # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
-    candidate = [bool(k) and (c >= config.hallucination_coverage * len(k)
-                              or any(p * config.hallucination_repeats in k for p in set(m)))
-                 for k, m, c in zip(keys, found, covered)]
-    groups = _groups(candidate, independent)
-    totals = _phrase_totals(found, candidate, table)
+    candidates = sorted(i for i, m in found.items() if keys[i] and (
+        covered[i] >= config.hallucination_coverage * len(keys[i])
+        or any(p * config.hallucination_repeats in keys[i] for p in set(m))))
+    groups = _groups(candidates, independent)
+    totals = _phrase_totals(found, candidates, table)
     # Nothing but known phrases in the whole file: the recording held no speech at all.
-    whole = not independent and all(c or not k for c, k in zip(candidate, keys))
+    chosen = set(candidates)
+    whole = not independent and not any(k and i not in chosen for i, k in enumerate(keys))
     out = []
     for first, last in groups:
         phrases = [p for i in range(first, last + 1) for p in found[i]]
@@ -200,19 +219,18 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
         out.append(Finding(
             kind="hallucination", severity=severity, span=_span(transcript, first, last),
             segments=(first, last), speaker=table.speaker_of(first, last),
-            unit=_clip(transcript[first].text), count=phrases.count(phrase),
-            excerpt=_clip(transcript[first].text), score=1.0 + len(evidence),
+            unit=_clip(_text(transcript, first)), count=phrases.count(phrase),
+            excerpt=_clip(_text(transcript, first)), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
             extent=(float(first), float(last + 1)), covered=sum(len(keys[i]) for i in range(first, last + 1))))
     return out
 
 
-def _groups(candidate: list[bool], independent: bool) -> list[tuple[int, int]]:
-    """(first, last) of each run of candidate segments (each alone when independent)."""
+def _groups(candidates: list[int], independent: bool) -> list[tuple[int, int]]:
+    """(first, last) of each run of consecutive candidate segments (each alone when
+    independent); ``candidates`` sorted."""
     out: list[tuple[int, int]] = []
-    for i, c in enumerate(candidate):
-        if not c:
-            continue
+    for i in candidates:
         if out and out[-1][1] == i - 1 and not independent:
             out[-1] = (out[-1][0], i)
         else:
@@ -220,15 +238,14 @@ def _groups(candidate: list[bool], independent: bool) -> list[tuple[int, int]]:
     return out
 
 
-def _phrase_totals(found, candidate, table: SegmentTable) -> dict:
+def _phrase_totals(found, candidates, table: SegmentTable) -> dict:
     """How often each phrase occurs in candidate segments, per speaker: a phrase one
     voice keeps saying over silence is a machine's, three people thanking is not."""
     totals: dict = {}
-    for i, (m, c) in enumerate(zip(found, candidate)):
-        if c:
-            for p in m:
-                key = (p, table.speakers[i])
-                totals[key] = totals.get(key, 0) + 1
+    for i in candidates:
+        for p in found[i]:
+            key = (p, table.speakers[i])
+            totals[key] = totals.get(key, 0) + 1
     return totals
 
 

@@ -104,7 +104,7 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     elif _long(unit_key, config, full=True) and first == last:
         # A clause said twice (or thrice across turns), a polite formula said three
         # times: worth a look, not a loop.
-        unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
+        unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
         return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
                        period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
@@ -113,7 +113,7 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
                        covered=count * grapheme_len(content(unit_key) or unit_key))
     else:
         return None
-    unit, excerpt = _display(transcript[first].text, unit_key, stream.joiner, stream.name != "punct", count)
+    unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
     return Finding(
         kind="char_loop" if graphemes == 1 else "phrase_loop",
         severity="high" if severe else "medium",
@@ -138,8 +138,18 @@ def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:
 
 
 def _span(transcript: Transcript, first: int, last: int) -> Span | None:
-    a, b = transcript[first].span, transcript[last].span
-    return None if a is None or b is None else Span(a.start, max(a.start, b.end))
+    """From the first segment's start to the last one's end (None where either has no
+    time), read from the columns: building a segment costs more (its extra fields)."""
+    cols = transcript.columns()
+    a, b = cols.starts[first], cols.ends[last]  # NaN where a segment has no time
+    if np.isnan(a) or np.isnan(b):
+        return None
+    return Span(float(a), max(float(a), float(b)))
+
+
+def _text(transcript: Transcript, i: int) -> str:
+    """Segment ``i``'s text, from the columns (no segment built)."""
+    return transcript.columns().texts[i]
 
 
 def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count: int = 1) -> tuple[str, str]:
@@ -184,7 +194,7 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
             start = int(r.start[i])
             key = stream.text(start, start + int(r.period[i]))
             seg = stream.locate(start)[0]
-            best_unit = _display(transcript[seg].text, key, stream.joiner, stream.name != "punct", best)[0]
+            best_unit = _display(_text(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
     return best_unit, (best if best_unit else 0)
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
 from .periodic import tandem_repeats
 from .table import SegmentTable
 
@@ -60,19 +60,24 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
     """
     ids = segment_ids(keys, config.near_duplicate_ratio)
     runs = tandem_repeats(ids, config.max_segment_period, 2)
+    # Fewer copies than every branch of _verdict asks for is never a finding: skip those
+    # (most runs are a short line said twice) before reading any evidence.
+    fewest = min(config.min_segment_repeats, config.min_repeats, config.min_repeats_evidence,
+                 config.min_repeats_long)
+    keep = runs.count >= fewest
     out = []
-    for start, period, count in zip(runs.start.tolist(), runs.period.tolist(), runs.count.tolist()):
+    for start, period, count in zip(runs.start[keep].tolist(), runs.period[keep].tolist(), runs.count[keep].tolist()):
         first, last = start, start + period * count - 1
         verdict = _verdict(keys, table, config, first, last, period, count)
         if verdict is None:
             continue
         severity, score, evidence = verdict
-        unit = " | ".join(_clip(transcript[i].text) for i in range(first, first + period))
+        unit = " | ".join(_clip(_text(transcript, i)) for i in range(first, first + period))
         out.append(Finding(
             kind="segment_loop", severity=severity,
             span=_span(transcript, first, last), segments=(first, last),
             speaker=table.speaker_of(first, last), unit=unit, period=period, count=count,
-            excerpt=_clip(transcript[first].text), score=score, evidence=evidence,
+            excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
             stream="segments", extent=(float(first), float(last + 1)),
             covered=sum(len(keys[i]) for i in range(first, last + 1)),
         ))

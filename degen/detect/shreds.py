@@ -14,10 +14,12 @@ neighbouring words overlap that way (chance overlaps in spaced CJK text are rare
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import regex
 
-from .script import _CJK_CLASS, cjk_count
+from .script import _CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
 from .tokens import content
 
 MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
@@ -43,18 +45,67 @@ def undouble(text: str) -> str | None:
 
 def match_keys(texts: list[str], keys: list[str]) -> list[str]:
     """The keys to match the lexicon against: undoubled where a segment is shredded."""
-    return [undouble(t) or k for t, k in zip(texts, keys)]
+    keys = list(keys)
+    for i in _maybe_shredded(texts):
+        keys[i] = undouble(texts[i]) or keys[i]
+    return keys
 
 
-def straddling(keys: list[str], pattern) -> list[tuple[int, str, int, int]]:
+def _maybe_shredded(texts: list[str]) -> list[int]:
+    """Segments that may pass ``undouble``'s test, found for all texts at once: it needs
+    two doubled boundaries, and each starts with a CJK grapheme followed by a space
+    (a superset: most segments, English or CJK without spaces, have none)."""
+    if sum(map(len, texts)) < SMALL_TEXT:  # a short transcript: testing each is as quick
+        return list(range(len(texts)))
+    starts = _cjk_then_space("\n".join(texts))
+    if starts.size < 2:
+        return []
+    bounds = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+    owners = np.searchsorted(bounds, starts, side="right")
+    counts = np.bincount(owners, minlength=len(texts))
+    return np.flatnonzero(counts >= 2).tolist()
+
+
+_CJK_KIND, _SPACE_KIND = 1, 2
+SMALL_TEXT = 100_000  # characters below which every segment goes to undouble (no table to build)
+BLOCK = 1 << 20  # characters classified at once: bounds the code point arrays' memory
+
+
+def _cjk_then_space(text: str) -> np.ndarray:
+    """Positions of a CJK grapheme followed by a space, block by block (each block
+    overlapping the next by one character)."""
+    table, found = _kinds(), []
+    for start in range(0, len(text), BLOCK):
+        codes = np.frombuffer(text[start:start + BLOCK + 1].encode("utf-32-le"), dtype=np.uint32)
+        kind = table[np.minimum(codes, table.size - 1)]
+        found.append(np.flatnonzero((kind[:-1] == _CJK_KIND) & (kind[1:] == _SPACE_KIND)) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+@lru_cache(maxsize=1)
+def _kinds() -> np.ndarray:
+    """A table over all code points: CJK graphemes, and the spaces ``\\s`` matches (all
+    below U+3100) or ``str.split`` splits on."""
+    top = max(high for _, high in CJK_RANGES) + 2  # the last entry stands for every code above
+    table = np.zeros(top, dtype=np.uint8)
+    table[:-1][cjk_mask(np.arange(top - 1, dtype=np.uint32))] = _CJK_KIND
+    space = regex.compile(r"\s")
+    table[[c for c in range(0x3100) if space.match(chr(c)) or chr(c).isspace()]] = _SPACE_KIND
+    return table
+
+
+def straddling(keys: list[str], lexicon) -> list[tuple[int, str, int, int]]:
     """(segment, phrase, graphemes in it, graphemes in the next) for each lexicon phrase
     that starts in one segment and ends in the next, found in one pass over the keys
     joined without separators."""
-    if pattern is None or len(keys) < 2:
+    if lexicon.pattern is None or len(keys) < 2:
+        return []
+    hits = lexicon.finditer("".join(keys))
+    if not hits:
         return []
     bounds = np.cumsum([0] + [len(k) for k in keys])
     out = []
-    for m in pattern.finditer("".join(keys)):
+    for m in hits:
         first = int(np.searchsorted(bounds, m.start(), side="right")) - 1
         last = int(np.searchsorted(bounds, m.end() - 1, side="right")) - 1
         if last == first + 1:

@@ -9,7 +9,7 @@ import numpy as np
 from ..model import Span, Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span
+from .loops import _clip, _span, _text
 from .table import SegmentTable
 
 
@@ -25,7 +25,7 @@ def _groups(mask: np.ndarray, min_len: int = 1):
 def _finding(kind, severity, transcript, table, first, last, score=1.0, evidence=()) -> Finding:
     return Finding(kind=kind, severity=severity, span=_span(transcript, first, last), segments=(first, last),
                    speaker=table.speaker_of(first, last), count=last - first + 1,
-                   excerpt=_clip(transcript[first].text), score=score, evidence=evidence,
+                   excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
                    stream="timing", extent=(float(first), float(last + 1)))
 
 

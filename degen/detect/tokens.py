@@ -23,7 +23,6 @@ from functools import lru_cache
 import numpy as np
 import regex
 
-from .periodic import true_runs
 
 SEP = "\x1f"  # joins segment texts; removed from the texts first
 _SEP = ord(SEP)
@@ -70,11 +69,19 @@ def classify(codes: np.ndarray) -> np.ndarray:
     return flags
 
 
+# Characters case-folded per call: str.casefold reserves 12 bytes a character for its
+# result (a character can fold to three) before trimming, so a whole 100-hour transcript at
+# once briefly took twice the file's size; folding is per character, so pieces join alike.
+FOLD_BLOCK = 1 << 20
+
+
 def normalize(text: str) -> str:
     """NFKC (full/half width alike) and case-folded."""
     if not unicodedata.is_normalized("NFKC", text):  # most text already is: a quick check
         text = unicodedata.normalize("NFKC", text)
-    return text.casefold()
+    if len(text) <= FOLD_BLOCK:
+        return text.casefold()
+    return "".join(text[i:i + FOLD_BLOCK].casefold() for i in range(0, len(text), FOLD_BLOCK))
 
 
 _DROP = regex.compile(r"[\p{P}\p{S}\p{Z}\p{C}]+")
@@ -151,7 +158,7 @@ class Streams:
     words: Stream
     punct: Stream
     keys: list[str]
-    char_codes: np.ndarray  # the first code point of each ``chars`` token (uint32)
+    char_codes: np.ndarray  # the first code point of each ``chars`` token (uint16 or uint32)
 
     def all(self) -> list[Stream]:
         return [self.chars, self.words, self.punct]
@@ -171,15 +178,16 @@ def build_streams(texts: list[str]) -> Streams:
     flags[seps] = 0
     n = len(texts)
     position = np.int32 if codes.size < 2**31 - 1 else np.int64
+    owners = np.arange(n, dtype=np.int64)  # every segment, in order: one array for the three streams
 
     def stream(name, ids, starts, ends, joiner):
         # Positions as int32 (half the memory) while the text fits, as it does below 2 G.
         starts = starts.astype(position, copy=False)
         ends = None if ends is None else ends.astype(position, copy=False)
         # Tokens per segment: where each segment's first token falls among the starts.
-        cuts = np.searchsorted(starts, seps)
+        cuts = np.searchsorted(starts, seps.astype(starts.dtype))  # one dtype: no copy of ``starts``
         lengths = np.diff(np.concatenate(([0], cuts, [starts.size])))
-        return Stream(name, ids, _bounds(lengths), np.arange(n, dtype=np.int64), norm, starts, ends, joiner)
+        return Stream(name, ids, _bounds(lengths), owners, norm, starts, ends, joiner)
 
     chars = _chars(norm, codes, flags, stream)
     # One code point a token: the ids are the code points already, shared, not copied.
@@ -187,18 +195,43 @@ def build_streams(texts: list[str]) -> Streams:
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
     keep = ((flags & WORD) != 0) | is_sep
-    keys = codes[keep].tobytes().decode("utf-32-le").split(SEP)
+    keys = _text(codes[keep]).split(SEP)
     if "" in keys:  # segments without content compare by their punctuation
-        marks = codes[((flags & PUNCT) != 0) | is_sep].tobytes().decode("utf-32-le").split(SEP)
+        marks = _text(codes[((flags & PUNCT) != 0) | is_sep]).split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
     return Streams(chars, words, punct, keys, char_codes)
+
+
+def _text(codes: np.ndarray) -> str:
+    """uint32 code points as a str, decoded from the array's own buffer (no bytes copy)."""
+    return str(memoryview(codes), "utf-32-le")
+
+
+# Positions found per block of this many elements: np.flatnonzero gives 8-byte positions,
+# which for the character stream would be twice the int32 column kept (a peak of 8 bytes
+# a character); per block only the block's share is ever 8 bytes wide.
+POSITION_BLOCK = 1 << 24
+
+
+def positions(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` as int32 while the positions fit (int64 beyond)."""
+    if mask.size >= 2**31 - 1:
+        return np.flatnonzero(mask)
+    return np.concatenate([np.flatnonzero(mask[a:a + POSITION_BLOCK]).astype(np.int32) + np.int32(a)
+                           for a in range(0, mask.size, POSITION_BLOCK)] or [np.zeros(0, dtype=np.int32)])
 
 
 def _chars(norm, codes, flags, stream) -> Stream:
     clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
-        starts = np.flatnonzero(flags & WORD)
-        return stream("chars", codes[starts], starts, None, "")
+        starts = positions(flags & WORD)
+        ids = codes[starts]
+        if ids.size and int(ids.max()) < 0x10000:
+            # Two bytes a character where every one is in the BMP (most text): half the
+            # memory, and the tandem search, which reads every id once per period, runs
+            # about twice as fast. The values are the code points all the same.
+            ids = ids.astype(np.uint16)
+        return stream("chars", ids, starts, None, "")
     # Real grapheme clusters (Thai, Devanagari, emoji sequences ...): the slow path.
     spans = [(m.start(), m.end()) for m in regex.finditer(r"\X", norm)]
     starts = np.fromiter((a for a, _ in spans), dtype=np.int64, count=len(spans))
@@ -212,8 +245,11 @@ def _chars(norm, codes, flags, stream) -> Stream:
 
 
 def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of True in ``mask``."""
-    return true_runs(mask)
+    """(starts, ends) of the runs of True in ``mask`` (int32 while positions fit): the
+    changes of a False-padded copy alternate start, end."""
+    padded = np.concatenate(([False], mask, [False]))
+    changes = positions(padded[1:] != padded[:-1])
+    return changes[0::2], changes[1::2]
 
 
 # Code points hashed per block: bounds the 64-bit temporaries to a few times 8 MB
@@ -261,11 +297,15 @@ def _punct(codes, flags, is_sep, stream) -> Stream:
     o_starts, o_ends = _runs(other)
     first = punct.copy()
     first[o_starts] = True
-    starts = np.flatnonzero(first)  # in order already: no sort
+    del other
+    starts = positions(first)  # in order already: no sort
+    del first
     is_punct = punct[starts]
-    # Stretches of other text get ids that match nothing (negative and distinct).
-    stretch = np.cumsum(~is_punct) - 1
-    ids = np.where(is_punct, codes[starts].astype(np.int64), -1 - stretch)
+    # Stretches of other text get ids that match nothing (negative and distinct). Code
+    # points (below 2**21), stretch counts and positions fit int32 while the text does.
+    wide = starts.dtype
+    stretch = np.cumsum(~is_punct, dtype=wide) - 1
+    ids = np.where(is_punct, codes[starts].astype(wide), -1 - stretch)
     ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
     return stream("punct", ids, starts, ends, "")
 

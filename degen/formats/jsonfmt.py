@@ -13,7 +13,8 @@ A printed Python dict (``pprint`` of a pipeline's output, with tuples and quotes
 too, and written back the same way.
 
 Every segment dict is kept whole in ``Segment.extra["json"]`` and every top-level key in
-``Transcript.meta["doc"]``, so writing back loses nothing; segments that a repair made
+``Transcript.meta["doc"]`` (MOSS markup in ``text`` excepted: it is rebuilt from the
+segments, so ``None`` holds its place), so writing back loses nothing; segments that a repair made
 anew carry only the fields we can vouch for.
 """
 
@@ -81,12 +82,19 @@ def loads(text: str) -> Transcript:
     return from_doc(parse_json(text))
 
 
-def from_doc(doc, shape: str | None = None) -> Transcript:
-    """A Transcript from parsed JSON, checking its shape against ``shape`` if given."""
+def from_doc(doc, shape: str | None = None, *, from_json: bool = True) -> Transcript:
+    """A Transcript from parsed JSON, checking its shape against ``shape`` if given.
+    ``from_json``: the document came from a JSON parser (False for a printed Python dict,
+    whose tuples and other values JSON cannot carry as they are)."""
     found = shape_of(doc)
-    check_writable(doc)
+    # A top-level text (MOSS markup: half the file) is one string, which cannot nest, and
+    # orjson wrote every string it read: checking the rest is enough, at half the cost.
+    # (A printed Python dict may hold a string orjson cannot write: from_python checks it whole.)
+    check_writable({**doc, "text": None} if isinstance(doc, dict) and isinstance(doc.get("text"), str) else doc)
     if shape is not None and found != shape:
         raise FormatError(f"this JSON is '{found}', not '{shape}'", hint=f"use --format {found}")
+    if found == "sglang_verbose":
+        return _read_sglang_verbose(doc, packed=from_json)
     return _READERS[found](doc)
 
 
@@ -152,20 +160,63 @@ def _read_segments_json(doc: dict) -> Transcript:
     return Transcript(tuple(segments), "segments_json", {"doc": doc, "layout": layout(items), "text_mode": mode})
 
 
-def _read_sglang_verbose(doc: dict) -> Transcript:
+def _read_sglang_verbose(doc: dict, packed: bool = True) -> Transcript:
     listed = doc["segments"]
     if not isinstance(listed, list):
         raise FormatError(f"'segments' is a {type(listed).__name__}, not a list", field="segments")
     # The raw markup is the truth: the server's regex drops an unclosed tail from
     # `segments`. Listed segments lend their other fields to the raw ones, in order.
-    columns, build, _ = moss.parse_columns(doc["text"], listed)
-    return Transcript(format="sglang_verbose", meta={"doc": doc, "layout": layout(listed)}, columns=columns,
-                      build=build)
+    columns, build, _ = moss.parse_columns(doc["text"], PackedItems(listed) if packed else listed)
+    kept = _without_markup(doc)
+    if packed:
+        kept["segments"] = None  # the items live on in ``build``, packed; the writer lists them anew
+    return Transcript(format="sglang_verbose", meta={"doc": kept, "layout": layout(listed)},
+                      columns=columns, build=build)
+
+
+class PackedItems:
+    """JSON values kept serialised, a block of them per string, each block parsed again
+    when one of its items is asked for (the last block parsed is kept, so reading the
+    items in order parses each block once). A segment item as a dict of Python objects
+    takes about 380 bytes, twice the file's share of it; serialised, about 60. orjson
+    writes every value it read so that it reads back equal (floats in their shortest
+    round-trip form), so ``packed[i]`` equals the item read. Treat it as read-only."""
+
+    BLOCK = 256  # items per block: a block parses in ~50 us, and one serialisation per block keeps its buffer small
+
+    __slots__ = ("_blocks", "_size", "_parsed")
+
+    def __init__(self, items: list):
+        # Copied to an exact-size bytes: orjson's result keeps its growing buffer's spare
+        # room (about 2.4 times the text here), and the copy lets that go at once.
+        self._blocks = [bytes(memoryview(orjson.dumps(items[i:i + self.BLOCK])))
+                        for i in range(0, len(items), self.BLOCK)]
+        self._size = len(items)
+        self._parsed = (-1, [])
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, i: int):
+        if not 0 <= i < self._size:
+            raise IndexError(i)
+        block, k = divmod(i, self.BLOCK)
+        if self._parsed[0] != block:
+            self._parsed = (block, orjson.loads(self._blocks[block]))
+        return self._parsed[1][k]
 
 
 def _read_sglang_json(doc: dict) -> Transcript:
     columns, build, prefix = moss.parse_columns(doc["text"])
-    return Transcript(format="sglang_json", meta={"doc": doc, "prefix": prefix}, columns=columns, build=build)
+    return Transcript(format="sglang_json", meta={"doc": _without_markup(doc), "prefix": prefix},
+                      columns=columns, build=build)
+
+
+def _without_markup(doc: dict) -> dict:
+    """The document as kept for writing back: its markup (as large as every segment's
+    text together) is rebuilt from the segments on writing, so only its key is kept, in
+    its place."""
+    return {key: None if key == "text" else value for key, value in doc.items()}
 
 
 def _read_text_json(doc: dict) -> Transcript:
@@ -252,7 +303,8 @@ def from_python(text: str) -> Transcript | None:
     found = jsonturns.python_literal(text)
     if found is None:
         return None
-    transcript = from_doc(found[0])
+    check_writable(found[0])
+    transcript = from_doc(found[0], from_json=False)
     transcript.meta["python"] = True
     if found[1]:  # a paste cut short: what it holds is read, the writer closes it
         transcript.meta["completed"] = found[1]

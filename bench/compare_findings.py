@@ -1,0 +1,51 @@
+"""Findings and metrics of every fixture transcript and two bench transcripts, as one JSON
+document, so that two trees can be compared (not a test: a check before a detection change).
+
+Usage: PYTHONPATH=TREE python bench/compare_findings.py OUT.json
+       python bench/compare_findings.py --diff A.json B.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SKIP = {".wav", ".md", ".log"}
+
+
+def analyses() -> dict:
+    import degen
+    from degen.errors import DegenError
+    sys.path.insert(0, str(ROOT / "bench"))
+    from scan_throughput import long_transcript
+    out = {}
+    files = sorted(p for p in (ROOT / "fixtures").rglob("*") if p.is_file() and p.suffix not in SKIP)
+    sources = [(str(p.relative_to(ROOT)), p) for p in files]
+    sources += [(f"bench seed {s}", long_transcript(100, 100_000, s).decode()) for s in (7, 8)]
+    for name, source in sources:
+        try:
+            report = degen.scan(source, name=name).to_dict()
+            out[name] = {"report": report, "analysis": repr(degen.analyze(degen.read(source)))}
+        except DegenError as exc:
+            out[name] = f"error: {exc}"
+    return out
+
+
+def diff(a: dict, b: dict) -> int:
+    bad = 0
+    for name in sorted(set(a) | set(b)):
+        if a.get(name) != b.get(name):
+            bad += 1
+            print(f"DIFFERS: {name}")
+            print("  a:", json.dumps(a.get(name), ensure_ascii=False)[:1500])
+            print("  b:", json.dumps(b.get(name), ensure_ascii=False)[:1500])
+    print(f"{len(set(a) | set(b))} transcripts, {bad} differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--diff":
+        sys.exit(diff(*(json.loads(Path(p).read_text()) for p in sys.argv[2:4])))
+    Path(sys.argv[1]).write_text(json.dumps(analyses(), ensure_ascii=False, indent=1, default=str))
