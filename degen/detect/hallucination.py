@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from importlib import resources
 from pathlib import Path
 
 import re
@@ -81,7 +80,9 @@ def load_lexicon(path: str | Path | None = None) -> Lexicon:
         ConfigError: a row without three fields, or naming an uncited source.
     """
     if path is None:
-        packaged = resources.files(__package__).joinpath(LEXICON_FILE)
+        # The file beside this module (importlib.resources would cost ~10 ms of start-up
+        # for the same path: degen is never imported from a zip).
+        packaged = Path(__file__).with_name(LEXICON_FILE)
         if not packaged.is_file():
             return Lexicon({}, None, "")
         return _parse(packaged.read_text(encoding="utf-8"), str(packaged))
