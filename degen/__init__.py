@@ -116,7 +116,8 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         transcriber: a server URL, a ``Transcriber``, or a list of either (spans are spread
             over them).
         policy: decoding steps and acceptance (``repair.policy.Policy``); default
-            temperature 0.1, 0.1, 0.2.
+            ``repair.policy.ESCALATION``: pieces where the audio repeats one word, then
+            0.1, 0.1 with repetition_penalty 1.1, 0.4 with it, 0.7, 0.7 with context.
         config: detection thresholds, for finding spans and judging candidates.
         pad, merge_gap, max_span: seconds; how spans are padded, merged and split.
         concurrency: spans in flight at once.

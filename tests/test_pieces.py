@@ -173,3 +173,38 @@ def test_dry_run_says_where_the_audio_repeats_a_word():
     plain = CliRunner().invoke(main, ["fix", str(AUDIO / "wait_x10.tiny_en.greedy.json"), "--audio",
                                       str(AUDIO / "wait_x10.wav"), "--dry-run", "--temperatures", "0.1,0.7"])
     assert plain.exit_code == 0 and "repeats one word" not in plain.output
+
+
+class _Failing(_Decoder):
+    """Answers like ``_Decoder`` but fails once, on its ``fail_at``-th request."""
+
+    def __init__(self, fail_at: int):
+        super().__init__()
+        self.fail_at = fail_at
+
+    def transcribe(self, request):
+        from degen.errors import ServerError
+        if len(self.clips) + 1 == self.fail_at:
+            self.clips.append(None)
+            raise ServerError("503 from the test", status=503)
+        return super().transcribe(request)
+
+
+def test_an_interrupted_pieces_step_resumes_part_by_part(tmp_path):
+    from degen.repair.journal import Journal
+    samples = said(10, 0.28, seed=3)
+    wav = tmp_path / "wait.wav"
+    wav.write_bytes(encode(samples, RATE))
+    looping = tmp_path / "wait.json"
+    looping.write_text('{"text": "[0.00][S01]' + "Wait, " * 112 + f'[{samples.size / RATE:.2f}]"}}')
+    journal = Journal(tmp_path / "j.jsonl", "test")
+    first = _Failing(fail_at=5)
+    broken = degen.fix(looping, audio=wav, transcriber=first, concurrency=1, journal=journal)
+    assert broken.outcomes[0].status == "unresolved" and "server error" in broken.outcomes[0].reason
+    done = len([c for c in first.clips if c is not None])
+    second = _Decoder()
+    resumed = degen.fix(looping, audio=wav, transcriber=second, concurrency=1,
+                        journal=Journal(tmp_path / "j.jsonl", "test"))
+    assert resumed.outcomes[0].status == "repaired"
+    assert len(second.clips) == len(first.clips) - done  # only the part that failed is sent again
+    assert 9 <= " ".join(s.text for s in resumed.transcript).lower().count("wait") <= 11
