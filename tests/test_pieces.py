@@ -208,3 +208,18 @@ def test_an_interrupted_pieces_step_resumes_part_by_part(tmp_path):
     assert resumed.outcomes[0].status == "repaired"
     assert len(second.clips) == len(first.clips) - done  # only the part that failed is sent again
     assert 9 <= " ".join(s.text for s in resumed.transcript).lower().count("wait") <= 11
+
+
+def test_a_cjk_word_is_counted_by_its_syllables():
+    from degen.repair.pieces import copies_of
+    assert copies_of("就是", 12, 1) == 6 and copies_of("就是", 6, 2) == 6 and copies_of("然后", 5, 4) == 10
+    assert copies_of("wait", 10, 1) == 10 and copies_of("okay", 9, 2) == 9  # no syllables from Latin text
+
+
+def test_cjk_copies_are_regrouped_into_whole_words():
+    from degen.repair.pieces import by_words
+    rep = Repetition(0.0, 1.3, 13, 1, tuple(k / 10 for k in range(1, 13)))
+    words = by_words(rep, "就是")
+    assert words.copies == 6 and words.syllables == 2 and words.start == 0.0 and abs(words.end - 1.2) < 1e-9
+    assert [round(c, 2) for c in words.cuts] == [0.2, 0.4, 0.6, 0.8, 1.0]
+    assert by_words(rep, "wait") is rep and by_words(Repetition(0, 1, 4, 2, (0.25, 0.5, 0.75)), "然后") .copies == 4

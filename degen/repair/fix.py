@@ -145,7 +145,7 @@ def _send(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number: int
     if step.pieces and repetition is not None:
         units = tuple(unit for unit, _ in sorted(_original_verdict(scope, rs).repeats, key=lambda uc: -uc[1]))
         return send_pieces(sender, transcriber, rs.key, number, step, clip, repetition, scope.policy.token_budget,
-                           units)
+                           units, scope.voiced)
     return sender.send(transcriber, rs.key, number, step, clip, scope.policy.token_budget(clip.duration))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 from ..detect.script import cjk_count
 from ..errors import FormatError
@@ -33,6 +34,9 @@ from .splice import parse_candidate
 PIECE_SECONDS = 0.0
 # Parts before or after the stretch shorter than this hold no word worth a request.
 LEAST_PART = 0.3
+# Voiced seconds below which a part before or after the stretch is not sent: less than a
+# syllable (0.1 to 0.4 s) is no word, and a decoder given silence makes one up.
+LEAST_VOICED = 0.1
 # Parts of one span in flight at once (the sender's --concurrency bounds the whole run).
 MAX_PARALLEL = 8
 
@@ -64,8 +68,28 @@ def parts(clip: Span, repetition: Repetition) -> list[Part]:
     return out
 
 
+def by_words(repetition: Repetition, unit: str) -> Repetition:
+    """The repetition regrouped into copies of the loop's unit, where the unit's syllables
+    are known (CJK: one per character) and the audio's copies are a whole fraction of it:
+    就是 found as a run of one-syllable copies (就, 是 alike enough to pass as one sound)
+    is sent one 就是 per piece, and a copy left over at the end (就 without its 是) goes
+    to the part after, which hears the next word whole."""
+    key = _key(unit)
+    words = cjk_count(key)
+    if not key or words != len(key) or words <= repetition.syllables or words % repetition.syllables:
+        return repetition
+    group = words // repetition.syllables
+    copies = repetition.copies // group
+    if copies < 2:
+        return repetition
+    bounds = [repetition.start, *repetition.cuts, repetition.end]
+    edges = bounds[: copies * group + 1: group]
+    return Repetition(edges[0], edges[-1], copies, words, tuple(edges[1:-1]))
+
+
 def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, clip: Span,
-                repetition: Repetition, budget, loop_units: tuple[str, ...] = ()) -> Sent:
+                repetition: Repetition, budget, loop_units: tuple[str, ...] = (),
+                voiced: Callable[[Span], float] | None = None) -> Sent:
     """Send every part (each journaled under its own key, so an interrupted step resumes
     part by part), then journal and return the joined answer as the step's."""
     def one(k: int, part: Part) -> Sent:
@@ -73,7 +97,8 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
         return sender.replayable(part_key).get(number) or \
             sender.send(transcriber, part_key, number, step, part.span, budget(part.span.duration))
 
-    todo = parts(clip, repetition)
+    repetition = by_words(repetition, loop_units[0] if loop_units else "")
+    todo = [p for p in parts(clip, repetition) if p.piece or voiced is None or voiced(p.span) >= LEAST_VOICED]
     # Sent together (the sender bounds what is in flight): a server batches short clips.
     with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
         sents = list(zip(todo, pool.map(one, range(len(todo)), todo)))
@@ -88,7 +113,7 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
         entry.update(body=None, error=errors[0])
         return Sent(entry)  # not journaled: the failed part is retried, the others replayed
     try:
-        body, named = joined(clip, sents, loop_units)
+        body, named = joined(clip, sents, loop_units, repetition.syllables)
         entry.update(body=body, error=None, named=named)
         if named is None:
             # The copies are one sound said again (rhythm); answers naming it several ways
@@ -110,7 +135,8 @@ def pieces_note(entry: dict) -> str | None:
     return f"{entry['pieces']} requests; named {said}" if entry.get("named") else f"{entry['pieces']} requests; {said}"
 
 
-def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
+def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
+           syllables: int = 1) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
     out: list[Segment] = []
@@ -122,11 +148,11 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
             stretch.append((part.span, segments))
             continue
         if stretch:
-            out.append(_one(stretch, loop_units))
+            out.append(_one(stretch, loop_units, syllables))
             named, stretch = out[-1].extra.get("named"), []
         out += segments
     if stretch:
-        out.append(_one(stretch, loop_units))
+        out.append(_one(stretch, loop_units, syllables))
         named = out[-1].extra.get("named")
     return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
 
@@ -141,12 +167,14 @@ def _segments(span: Span, candidate) -> list[Segment]:
                     s.speaker, s.text, s.closed) for s in candidate]
 
 
-def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...]) -> Segment:
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...], syllables: int = 1) -> Segment:
     """The pieces of the repeated stretch as one segment: a segment per piece would read
-    as a run of identical segments, which is what a segment loop looks like."""
+    as a run of identical segments, which is what a segment loop looks like. Named, the
+    stretch says the word once per copy; the pieces' own texts (a piece that looped or
+    was cut included) were only votes."""
     texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
     word, why = name(texts, loop_units)
-    texts = [word] * len(texts) if word else [t for t in texts if t]
+    texts = [word] * copies_of(word, len(texts), syllables) if word else [t for t in texts if t]
     body = ""
     for k, text in enumerate(texts):
         piece = text if k == len(texts) - 1 else _END.sub("", text)
@@ -154,8 +182,21 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...])
             body += ", " if body[-1].isalnum() else " "
         body += piece
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
-    closed = all(s.closed for _, segs in stretch for s in segs)
+    closed = bool(word) or all(s.closed for _, segs in stretch for s in segs)
     return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed, {"named": why})
+
+
+def copies_of(word: str, pieces: int, syllables: int) -> int:
+    """How many times ``word`` was said over ``pieces`` copies of a ``syllables``-syllable
+    unit. A CJK character is one syllable, so a word of two characters found as a run of
+    one-syllable units (就, 是, 就, 是: alike enough to pass as one sound) was said half as
+    many times; other scripts give no reliable syllable count from text, and count as one
+    copy per piece."""
+    key = _key(word)
+    chars = cjk_count(key)
+    if not key or chars != len(key) or chars == syllables:
+        return pieces
+    return max(1, round(pieces * syllables / chars))
 
 
 def _key(text: str) -> str:
