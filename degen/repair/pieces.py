@@ -8,9 +8,10 @@ given the whole clip hears one sound many times and loops on it at any temperatu
                  |==== the repeated stretch =====|      the dips between copies
 
 and joins the answers into one answer for the clip: the parts before and after as the
-server wrote them, the pieces as one segment over the stretch. Each piece holds one or
-two copies, so the count comes from the audio, not from the decoder. The joined answer is
-journaled as the step's own answer (a resumed run replays it), and judged like any other.
+server wrote them, the pieces as one segment over the stretch, written as the word they
+agree on (`name`) once per copy. Each piece holds one copy, so the count comes from the
+audio, not from the decoder. Each part is journaled under its own key and the joined
+answer as the step's own (a resumed run replays them), and it is judged like any other.
 """
 
 from __future__ import annotations
