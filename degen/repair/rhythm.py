@@ -5,12 +5,12 @@ the audio is periodic, and a decoder that hears the same sound again and again c
 ten copies from a hundred. Re-decoding the whole span at another temperature mostly loops
 again. What the audio does say is how many copies there are: the level envelope dips
 between syllables, and a repeated word is a run of syllable groups that look alike
-(duration, loudness, spectrum). Cut at those dips, each piece holds one or two copies,
-which no decoder can loop on, and the pieces together keep the count the speaker said.
+(duration, loudness, spectrum). Cut at those dips, each piece holds one copy, which no
+decoder can loop on, and the pieces together keep the count the speaker said.
 
     level  ▁▅▇▆▂▁▅▇▆▂▁▅▇▆▂▁▅▇▆▂   dips (prominence >= 6 dB) part the syllables;
     dips       ^    ^    ^        runs of alike syllable groups are a repeated stretch,
-    pieces  |----|----|----|      cut into pieces of at least `piece_seconds`.
+    pieces  |----|----|----|      cut between copies (`Repetition.pieces`).
 """
 
 from __future__ import annotations
