@@ -226,11 +226,10 @@ def _print_plan(plan, transcript, audio, policy) -> None:
                    f"segment each, stretch anchors); speaker anchors, when an answer needs them, up to "
                    f"{anchored:.1f}s more ({(first + anchored) / total:.1%} in all); later steps resend a span "
                    f"only when its answer is rejected")
-    for k, (rs, clip, extra) in enumerate(seen.clips):
+    for (rs, clip, extra), rep in zip(seen.clips, seen.repeats):
         more = f" (+ anchors {extra.start:.2f}-{extra.end:.2f}s)" if extra else ""
         click.echo(safe(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip.start:.2f}-{clip.end:.2f}s{more}  "
                         f"{'; '.join(rs.reasons)}"))
-        rep = seen.repeats[k] if k < len(seen.repeats) else None
         if rep is not None:
             click.echo(f"{'':26}the audio repeats one word {rep.copies} times at {rep.start:.2f}-{rep.end:.2f}s: "
                        f"sent one copy per request first")

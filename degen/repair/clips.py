@@ -45,8 +45,9 @@ class Scope:
         return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
 
     def repetition(self, span: Span) -> Repetition | None:
-        """Where the audio of ``span`` repeats one word, in transcript time."""
-        if self.audio is None:
+        """Where the audio of ``span`` repeats one word, in transcript time (None too when
+        no step of the policy decodes in pieces: nothing would use it)."""
+        if self.audio is None or not self.policy.uses_pieces:
             return None
         found = find_repetition(self.audio.read(span), self.audio.sample_rate)
         if found is None:
@@ -87,7 +88,7 @@ class Preview:
     included) and, when its answer needs speaker anchors, the clip of that request."""
 
     clips: tuple[tuple[RepairSpan, Span, Span | None], ...]
-    repeats: tuple[Repetition | None, ...] = ()  # per span: where its audio repeats a word
+    repeats: tuple[Repetition | None, ...]  # per span: where its audio repeats a word
 
     @property
     def first_seconds(self) -> float:
@@ -104,13 +105,12 @@ def preview(transcript: Transcript, plan: Plan, audio: Audio, policy: Policy) ->
     suspect = frozenset(i for rs in plan.spans if rs.segments for i in range(rs.segments[0], rs.segments[1] + 1))
     scope = Scope(transcript, audio, policy, suspect, frozenset(), None)  # type: ignore[arg-type]
     out, repeats = [], []
-    pieces = any(step.pieces for step in policy.steps)
     for rs in plan.spans:
         first = clip_for(scope, rs, policy.steps[0])
         anchored = anchor_clip(scope, rs, ())
         useful = anchored is not None and not (first.start <= anchored.start and anchored.end <= first.end)
         out.append((rs, first, anchored if useful else None))
-        repeats.append(scope.repetition(rs.core) if pieces else None)
+        repeats.append(scope.repetition(rs.core))
     return Preview(tuple(out), tuple(repeats))
 
 

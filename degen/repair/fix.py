@@ -132,11 +132,16 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
     return out
 
 
+def _inapplicable(policy: Policy, repetition: Repetition | None) -> frozenset[int]:
+    """Steps that cannot run for a span: pieces where its audio repeats no word."""
+    return frozenset() if repetition is not None else \
+        frozenset(n for n, step in enumerate(policy.steps) if step.pieces)
+
+
 def _first_step(policy: Policy, repetition: Repetition | None) -> int:
-    """The number of the first step that will run for a span: pieces only where the audio
-    repeats."""
-    return next((n for n, step in enumerate(policy.steps) if repetition is not None or not step.pieces),
-                len(policy.steps))
+    """The number of the first step that will run for a span."""
+    skipped = _inapplicable(policy, repetition)
+    return next((n for n in range(len(policy.steps)) if n not in skipped), len(policy.steps))
 
 
 def _send(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number: int, step: Step,
@@ -170,7 +175,6 @@ def _sent_attempt(step: Step, sent: Sent) -> Attempt:
                    seconds_sent=entry.get("seconds_sent"), pieces=pieces_note(entry))
 
 
-
 def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Transcriber,
                  journaled: dict[int, Sent], prior: tuple[Segment, ...] = (),
                  early: tuple[int, Future] | None = None, repetition: Repetition | None = None) -> Outcome:
@@ -181,9 +185,7 @@ def _repair_span(scope: Scope, sender: Sender, rs: RepairSpan, transcriber: Tran
     recorded = dict(journaled)
     if early is not None and early[0] not in recorded:
         recorded[early[0]] = early[1].result()
-    skipped = sender.skipped(rs.key, len(scope.policy.steps))
-    if repetition is None:
-        skipped |= {n for n, step in enumerate(scope.policy.steps) if step.pieces}
+    skipped = sender.skipped(rs.key, len(scope.policy.steps)) | _inapplicable(scope.policy, repetition)
     core_voiced = scope.voiced_spans(rs.core)
     tried: tuple[Tried, ...] = ()
     while (choice := _next_attempt(scope.policy, sender, transcriber, tried, skipped)) is not None:

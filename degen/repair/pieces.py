@@ -29,10 +29,6 @@ from .rhythm import Repetition
 from .send import Sender, Sent
 from .splice import parse_candidate
 
-# One copy per piece: measured on Whisper tiny.en and base, a piece of two copies often
-# came back as one ("okay okay" -> "Okay."), which loses copies, while single copies came
-# back one word each (a short word sometimes misheard: "wait" -> "way"; see `name`).
-PIECE_SECONDS = 0.0
 # Parts before or after the stretch shorter than this hold no word worth a request.
 LEAST_PART = 0.3
 # Voiced seconds below which a part before or after the stretch is not sent: less than a
@@ -63,7 +59,7 @@ def parts(clip: Span, repetition: Repetition) -> list[Part]:
     out = []
     if repetition.start - clip.start >= LEAST_PART:
         out.append(Part(Span(clip.start, repetition.start), False))
-    out += [Part(Span(a, b), True) for a, b in repetition.pieces(PIECE_SECONDS)]
+    out += [Part(Span(a, b), True) for a, b in repetition.pieces()]
     if clip.end - repetition.end >= LEAST_PART:
         out.append(Part(Span(repetition.end, clip.end), False))
     return out
@@ -132,29 +128,25 @@ def pieces_note(entry: dict) -> str | None:
     """For the report: how many requests a pieces answer took, and how the word was named."""
     if "pieces" not in entry:
         return None
-    said = entry.get("named") or entry.get("unusable") or "no repeated word named"
-    return f"{entry['pieces']} requests; named {said}" if entry.get("named") else f"{entry['pieces']} requests; {said}"
+    said = f"named {entry['named']}" if entry.get("named") else entry.get("unusable") or "no repeated word named"
+    return f"{entry['pieces']} requests; {said}"
 
 
 def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
            syllables: int = 1) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
+    parsed = [(part, _segments(part.span, parse_candidate(sent.entry["body"], sent.entry["format"])))
+              for part, sent in sents]
+    stretch = [(part.span, segments) for part, segments in parsed if part.piece]
+    joined_stretch, named = _one(stretch, loop_units, syllables) if stretch else (None, None)
     out: list[Segment] = []
-    named = None
-    stretch: list[tuple[Span, list[Segment]]] = []
-    for part, sent in sents:
-        segments = _segments(part.span, parse_candidate(sent.entry["body"], sent.entry["format"]))
-        if part.piece:
-            stretch.append((part.span, segments))
-            continue
-        if stretch:
-            out.append(_one(stretch, loop_units, syllables))
-            named, stretch = out[-1].extra.get("named"), []
-        out += segments
-    if stretch:
-        out.append(_one(stretch, loop_units, syllables))
-        named = out[-1].extra.get("named")
+    for part, segments in parsed:  # the pieces are consecutive: one segment where they stand
+        if not part.piece:
+            out += segments
+        elif joined_stretch is not None:
+            out.append(joined_stretch)
+            joined_stretch = None
     return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
 
 
@@ -168,9 +160,11 @@ def _segments(span: Span, candidate) -> list[Segment]:
                     s.speaker, s.text, s.closed) for s in candidate]
 
 
-def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...], syllables: int = 1) -> Segment:
-    """The pieces of the repeated stretch as one segment: a segment per piece would read
-    as a run of identical segments, which is what a segment loop looks like. Named, the
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
+         syllables: int = 1) -> tuple[Segment, str | None]:
+    """The pieces of the repeated stretch as one segment, and how its word was named: a
+    segment per piece would read as a run of identical segments, which is what a segment
+    loop looks like. Named, the
     stretch says the word once per copy; the pieces' own texts (a piece that looped or
     was cut included) were only votes."""
     texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
@@ -184,7 +178,7 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
         body += piece
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
     closed = bool(word) or all(s.closed for _, segs in stretch for s in segs)
-    return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed, {"named": why})
+    return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed), why
 
 
 def copies_of(word: str, pieces: int, syllables: int) -> int:

@@ -132,6 +132,12 @@ class Policy:
             if step.repetition_penalty is not None and not 0 < step.repetition_penalty <= 2:
                 raise ConfigError(f"repetition_penalty {step.repetition_penalty} is outside (0, 2]")
 
+    @property
+    def uses_pieces(self) -> bool:
+        """Whether any step decodes in pieces (only then is a span's audio searched for a
+        repeated word)."""
+        return any(step.pieces for step in self.steps)
+
     def token_budget(self, seconds: float) -> int:
         """Tokens one request for ``seconds`` of audio may write: sized to the clip, so a
         retry that loops again is cut short instead of running to the server's cap."""
