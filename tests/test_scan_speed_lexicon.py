@@ -67,27 +67,28 @@ def test_shredded_segment_is_undoubled():
 @settings(max_examples=200, deadline=None)
 @given(st.lists(pieces, max_size=12), st.integers(1, 9))
 def test_blocks_find_what_the_whole_text_finds(parts, block):
-    from degen.detect import heads
+    from degen.detect import tokens
     text = "".join(parts)
-    saved = heads.BLOCK
-    heads.BLOCK = block
+    saved = tokens.SCAN_BLOCK
+    tokens.SCAN_BLOCK = block
     try:
         found = _spans(finditer(LEXICON.pattern, LEXICON.heads, text))
     finally:
-        heads.BLOCK = saved
+        tokens.SCAN_BLOCK = saved
     assert found == _spans(LEXICON.pattern.finditer(text))
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="请不吝点赞 订阅a\u3000\n", max_size=20), max_size=6), st.integers(1, 7))
 def test_shredded_prefilter_in_blocks_misses_nothing(texts, block):
+    from degen.detect import tokens
     keys = [t.replace(" ", "") for t in texts]
-    saved = shreds.BLOCK
-    shreds.BLOCK = block
+    saved = tokens.SCAN_BLOCK
+    tokens.SCAN_BLOCK = block
     try:
         assert match_keys(texts, keys) == [undouble(t) or k for t, k in zip(texts, keys)]
     finally:
-        shreds.BLOCK = saved
+        tokens.SCAN_BLOCK = saved
 
 
 def test_long_text_goes_through_the_prefilter():

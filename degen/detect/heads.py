@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tokens import positions_by_block
+
 MAX_CODE = 0x110000
 BITS = 21  # a code point fits 21 bits: three pack into one uint64
 
@@ -81,21 +83,10 @@ def _pack(codes: list[int]) -> int:
     return value
 
 
-# Characters looked at per block: the code points and look-ups of a block take about 12
-# bytes a character, so a block, not the whole text, bounds the memory.
-BLOCK = 1 << 20
-
-
 def candidates(heads: Heads, text: str) -> np.ndarray:
-    """Every position of ``text`` where a phrase's leading characters stand, found block
-    by block (each block overlaps the next by the ``size - 1`` characters a phrase start
-    near its end needs)."""
-    found = []
-    for start in range(0, len(text), BLOCK):
-        piece = text[start:start + BLOCK + heads.size - 1]
-        here = heads.candidates(np.frombuffer(piece.encode("utf-32-le"), dtype=np.uint32))
-        found.append(here[here < BLOCK] + start)  # the rest start in the next block
-    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    """Every position of ``text`` where a phrase's leading characters stand (block by
+    block; a phrase start near a block's end needs ``size - 1`` characters of the next)."""
+    return positions_by_block(text, heads.candidates, heads.size - 1)
 
 
 def finditer(pattern, heads: Heads, text: str) -> list:

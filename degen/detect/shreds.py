@@ -20,7 +20,7 @@ import numpy as np
 import regex
 
 from .script import _CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
-from .tokens import content
+from .tokens import content, positions_by_block
 
 MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
 # A CJK grapheme, a space, the same grapheme: a doubled word boundary. Counted in C first,
@@ -68,18 +68,18 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
 
 _CJK_KIND, _SPACE_KIND = 1, 2
 SMALL_TEXT = 100_000  # characters below which every segment goes to undouble (no table to build)
-BLOCK = 1 << 20  # characters classified at once: bounds the code point arrays' memory
 
 
 def _cjk_then_space(text: str) -> np.ndarray:
-    """Positions of a CJK grapheme followed by a space, block by block (each block
-    overlapping the next by one character)."""
-    table, found = _kinds(), []
-    for start in range(0, len(text), BLOCK):
-        codes = np.frombuffer(text[start:start + BLOCK + 1].encode("utf-32-le"), dtype=np.uint32)
+    """Positions of a CJK grapheme followed by a space (block by block, each block
+    reaching one character into the next)."""
+    table = _kinds()
+
+    def find(codes: np.ndarray) -> np.ndarray:
         kind = table[np.minimum(codes, table.size - 1)]
-        found.append(np.flatnonzero((kind[:-1] == _CJK_KIND) & (kind[1:] == _SPACE_KIND)) + start)
-    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        return np.flatnonzero((kind[:-1] == _CJK_KIND) & (kind[1:] == _SPACE_KIND))
+
+    return positions_by_block(text, find, 1)
 
 
 @lru_cache(maxsize=1)

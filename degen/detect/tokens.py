@@ -202,6 +202,25 @@ def build_streams(texts: list[str]) -> Streams:
     return Streams(chars, words, punct, keys, char_codes)
 
 
+# Characters looked at per block by the whole-text scans (lexicon heads, shredded
+# segments): a block's code points and look-ups take about 12 bytes a character, so a
+# block, not the whole text, bounds their memory.
+SCAN_BLOCK = 1 << 20
+
+
+def positions_by_block(text: str, find, overlap: int) -> np.ndarray:
+    """Every position of ``text`` where ``find(codes)`` says so (``find`` takes a block's
+    code points as uint32 and returns positions in it), block by block: each block
+    reaches ``overlap`` characters into the next, so what starts near its end is seen
+    whole, and a position past its end is left to the next block."""
+    found, block = [], SCAN_BLOCK
+    for start in range(0, len(text), block):
+        codes = np.frombuffer(text[start:start + block + overlap].encode("utf-32-le"), dtype=np.uint32)
+        here = find(codes)
+        found.append(here[here < block] + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
 def _text(codes: np.ndarray) -> str:
     """uint32 code points as a str, decoded from the array's own buffer (no bytes copy)."""
     return str(memoryview(codes), "utf-32-le")
