@@ -78,6 +78,19 @@ def test_witnesses_need_only_be_half_reproduced():
     assert "unrelated" in judge(other, 9.0, voiced=7.0, witnesses=witnesses).problems
 
 
+def test_a_neighbour_heard_differently_is_still_this_audio_but_not_kept_text():
+    # Whisper base on the de_meeting clip: the neighbour it wrote in the whole file, and
+    # what it wrote for the same sentence in the repair's clip (fixtures/audio).
+    neighbour = "Wir beginnen mit dem Bruder für das Nächste kmal."
+    answer = transcript([(0.0, 4.0, "S01", "Wir beginnen mit dem Boot für 60 Metall."),
+                         (5.1, 9.2, "S01", "Ja ja ja ja ja ja ja ja ja ja ja ja")])
+    assert "unrelated" not in judge(answer, 9.2, voiced=7.0, witnesses=(neighbour,)).problems
+    assert "lost" in judge(answer, 9.2, voiced=7.0, required=(neighbour,)).problems  # kept text: strict
+    elsewhere = transcript([(0.0, 4.0, "S01", "Den Oilserver ist am Montag und kommen und läuft er jetzt."),
+                            (5.1, 9.2, "S01", "Ja ja ja ja ja ja ja ja ja ja ja ja")])
+    assert "unrelated" in judge(elsewhere, 9.2, voiced=7.0, witnesses=(neighbour,)).problems
+
+
 def test_clean_texts_are_unflagged_segments_wholly_inside():
     t = transcript(SENTENCES)
     assert clean_texts(t, Span(0.0, 17.0), frozenset({1})) == (SENTENCES[0][3], SENTENCES[2][3])
