@@ -45,11 +45,7 @@ HEARD = ("okay_x10", "wait_x10", "right_x12", "meeting_wait", "zh_ranhou", "zh_j
 
 # Recorded cases the repair does not yet get right (issue 10, items 1 and 2), each with what
 # it does: strict, so a repair that gets one right fails here until its mark is removed.
-NOT_YET = {
-    "zh_jiushi": "the audio's repetition is found over 6 of the 10 就是 (the copies after it drift in tone); "
-                 "Whisper base names those 6 pieces 就是, but hears the 4 copies after them as digits "
-                 "(99999999), so the pieces answer is refused, and the whole-clip answers loop or over-count",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def heard(names):

@@ -83,8 +83,10 @@ def _bounds(level: np.ndarray, voiced_db: float) -> list[int]:
         return []
     loud = level > max(voiced_db, float(np.percentile(level, 95)) - 35.0)
     edges = np.flatnonzero(np.diff(np.concatenate(([1], loud.astype(np.int8), [1])))).reshape(-1, 2)
-    # pauses of PAUSE frames or more (a stop's closure inside a word is shorter: a dip)
-    pauses = [(a, b) for a, b in edges.tolist() if b - a >= PAUSE]
+    # pauses of PAUSE frames or more (a stop's closure inside a word is shorter: a dip),
+    # and quiet at either end of the clip however short: the clip's edge is no word's
+    # middle, so the last syllable, which trails off without a dip, still ends there
+    pauses = [(a, b) for a, b in edges.tolist() if b - a >= PAUSE or (b - a >= 5 and (a == 0 or b == level.size))]
     out: list[int] = []
     for b in sorted(set(dips(level).tolist()) | {x for p in pauses for x in p if 0 < x < level.size}):
         if not out or b - out[-1] >= 5:
@@ -145,13 +147,14 @@ def find_repetition(samples: np.ndarray, rate: int, alike: Alike = Alike(), long
     spectra = _spectra(samples, rate, bounds)
     best: Repetition | None = None
     for m in range(1, longest_unit + 1):
-        found = _longest_run(peaks, lengths, spectra, m, alike, voiced_db)
-        if found is None:
-            continue
-        first, copies = _extend(*found, m, bounds, peaks, lengths, spectra, alike, voiced_db)
-        if best is None or copies * m > best.copies * best.syllables:
-            edges = [bounds[first + k * m] * FRAME for k in range(copies + 1)]
-            best = Repetition(edges[0], edges[-1], copies, m, tuple(edges[1:-1]))
+        # Each alignment's longest run, grown: a two-syllable word read from its second
+        # syllable can tie before growing, and only the word's own alignment grows whole.
+        grown = [_extend(*found, m, bounds, peaks, lengths, spectra, alike, voiced_db)
+                 for found in _longest_runs(peaks, lengths, spectra, m, alike, voiced_db)]
+        for first, copies in sorted(grown, key=lambda run: -run[1])[:1]:
+            if best is None or copies * m > best.copies * best.syllables:
+                edges = [bounds[first + k * m] * FRAME for k in range(copies + 1)]
+                best = Repetition(edges[0], edges[-1], copies, m, tuple(edges[1:-1]))
     return best
 
 
@@ -166,12 +169,18 @@ def _extend(first: int, copies: int, m: int, bounds: list[int], peaks, lengths, 
         return float(bounds[i + m] - bounds[i])
 
     typical = float(np.median([unit(first + k * m) for k in range(copies)]))
-    like = lambda i, j: (u := unit(i)) is not None and max(u, typical) <= alike.duration * min(u, typical) \
-        and _same_unit(i, j, m, peaks, lengths, spectra, loose)
     loose = Alike(alike.duration, alike.loudness_db * 1.5, alike.shape / 2, alike.least_copies)
-    while like(first - m, first):
+
+    def like(i: int, near: tuple[int, ...]) -> bool:
+        # like the copy next to it or the one after that, as in _longest_runs: a two-
+        # syllable word seen as single syllables matches every other one
+        u = unit(i)
+        return u is not None and max(u, typical) <= alike.duration * min(u, typical) and any(
+            _same_unit(i, j, m, peaks, lengths, spectra, loose) for j in near if 0 <= j < len(lengths))
+
+    while like(first - m, (first, first + m)):
         first, copies = first - m, copies + 1
-    while like(first + copies * m, first + (copies - 1) * m):
+    while like(last := first + copies * m, (last - m, last - 2 * m)):
         copies += 1
     return first, copies
 
@@ -190,13 +199,14 @@ def _same_unit(i: int, j: int, m: int, peaks, lengths, spectra, alike: Alike) ->
     return True
 
 
-def _longest_run(peaks, lengths, spectra, m: int, alike: Alike, voiced_db: float) -> tuple[int, int] | None:
-    """(first syllable, copies) of the longest run of alike units of ``m`` syllables. A
-    copy joins the run when it matches the copy before it or the one before that: one
-    copy said on another pitch (a tone, a stress) does not split a run of ten."""
-    n, best = peaks.size, None
+def _longest_runs(peaks, lengths, spectra, m: int, alike: Alike, voiced_db: float) -> list[tuple[int, int]]:
+    """(first syllable, copies) of the longest run of alike units of ``m`` syllables, for
+    each of the ``m`` alignments that has one. A copy joins the run when it matches the
+    copy before it or the one before that: one copy said on another pitch (a tone, a
+    stress) does not split a run of ten."""
+    n, out = peaks.size, []
     for offset in range(m):
-        units = list(range(offset, n - m + 1, m))
+        units, best = list(range(offset, n - m + 1, m)), None
         start = 0
         for k in range(1, len(units) + 1):
             joins = k < len(units) and peaks[units[k]:units[k] + m].min() > voiced_db and any(
@@ -207,4 +217,6 @@ def _longest_run(peaks, lengths, spectra, m: int, alike: Alike, voiced_db: float
                 if copies >= alike.least_copies and (best is None or copies > best[1]):
                     best = (units[start], copies)
                 start = k
-    return best
+        if best is not None:
+            out.append(best)
+    return out
