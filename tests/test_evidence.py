@@ -6,7 +6,7 @@ import pytest
 
 import degen
 from degen.model import Segment, Span, Transcript
-from degen.repair.evidence import EvidenceConfig, Verdict, agreeing, clean_texts, judge
+from degen.repair.evidence import EvidenceConfig, Verdict, agreeing, clean_texts, folded, judge
 from degen.repair.policy import Policy
 from degen.testing import Session, TestServer, write_session_audio
 
@@ -89,6 +89,18 @@ def test_a_neighbour_heard_differently_is_still_this_audio_but_not_kept_text():
     elsewhere = transcript([(0.0, 4.0, "S01", "Den Oilserver ist am Montag und kommen und läuft er jetzt."),
                             (5.1, 9.2, "S01", "Ja ja ja ja ja ja ja ja ja ja ja ja")])
     assert "unrelated" in judge(elsewhere, 9.2, voiced=7.0, witnesses=(neighbour,)).problems
+
+
+def test_the_script_of_chinese_is_not_what_was_said():
+    # Whisper base wrote the whole zh_meeting file in Traditional and the repair's clip of it
+    # in Simplified: the same words, kept.
+    required = ("首先請財務部介紹一下情況。",)
+    answer = transcript([(0.0, 4.0, "S01", "首先请财务部介绍一下情况。然后然后然后然后然后")])
+    assert "lost" not in judge(answer, 4.0, voiced=3.5, required=required).problems
+    other = transcript([(0.0, 4.0, "S01", "设计团队明天上午会展示两个方案。然后然后然后然后")])
+    assert "lost" in judge(other, 4.0, voiced=3.5, required=required).problems
+    assert folded("新的服務器已經在週一到了") == folded("新的服务器已经在周一到了。")
+    assert folded("Wait, wait.") == "waitwait"
 
 
 def test_clean_texts_are_unflagged_segments_wholly_inside():

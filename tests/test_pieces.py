@@ -109,6 +109,7 @@ def test_a_name_needs_the_pieces_agreement():
     assert name(["way.", "way.", "way.", "way.", "way.", "way."], ("Wait,",))[0] == "Wait"  # a clipped stop
     assert name(["No.", "Go.", "No.", "No.", "No.", "No.", "No.", "No.", "No."], ("Go,",))[0] == "No"
     assert name(["好人", "后阳", "后面", "好人", "库人"], ("然后",)) == (None, None)
+    assert name(["然後", "然後", "然后", "然後"], ("然后",))[0] == "然后"  # either script says it
 
 
 def _sent(text: str, span: Span) -> Sent:

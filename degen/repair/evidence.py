@@ -13,8 +13,10 @@ Only rates and counts live here; the loop detectors are the scan's own (DetectCo
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
+import regex
 from rapidfuzz import fuzz
 
 from ..detect import DEFAULT, DetectConfig, analyze
@@ -164,7 +166,7 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     unclosed = [s for s in transcript if not s.closed]
     analysis = analyze(transcript, config)
     loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
-    repeats = tuple((content(f.unit or ""), int(f.count or 0)) for f in loops)
+    repeats = tuple((folded(f.unit or ""), int(f.count or 0)) for f in loops)
     if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence, config):
         reasons += [f"{f.unit} x{f.count} fits {voiced:.1f}s of voiced audio: speech" for f in loops[:2]]
     elif loops:
@@ -266,13 +268,31 @@ def missing(required: tuple[str, ...], text: str, evidence: EvidenceConfig,
             ratio: float | None = None) -> list[str]:
     """The required texts not found in ``text`` (partial alignment, normalised), from
     ``ratio`` (default ``keep_ratio``)."""
-    haystack = content(text)
+    haystack = folded(text)
     out = []
     for want in required:
-        needle = content(want)
+        needle = folded(want)
         if needle and fuzz.partial_ratio(needle, haystack, score_cutoff=ratio or evidence.keep_ratio) == 0:
             out.append(want)
     return out
+
+
+_HAN = regex.compile(r"\p{Han}")
+
+
+@functools.cache
+def to_simplified():
+    import opencc  # loaded only for text with Han characters
+    return opencc.OpenCC("t2s")
+
+
+def folded(text: str) -> str:
+    """``content(text)``, with Traditional Chinese written as Simplified. Whisper writes
+    either script for the same audio from one request to the next (base wrote 請財務部 in
+    the whole file and 请财务部 for the repair's clip of it); the script is not what was
+    said, and comparing across scripts would call a faithful answer a deletion."""
+    key = content(text)
+    return to_simplified().convert(key) if _HAN.search(key) else key
 
 
 def clean_texts(segments, within: Span, skip: frozenset[int] = frozenset(),

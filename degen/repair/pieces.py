@@ -24,6 +24,7 @@ from typing import Callable
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
+from .evidence import folded
 from .policy import Step
 from .rhythm import Repetition
 from .send import Sender, Sent
@@ -195,7 +196,7 @@ def copies_of(word: str, pieces: int, syllables: int) -> int:
 
 
 def _key(text: str) -> str:
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    return "".join(ch for ch in folded(text) if ch.isalnum())
 
 
 def _says(piece: str, unit: str) -> bool:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from .. import formats
-from ..detect.tokens import content
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
+from .evidence import folded
 from .plan import RepairSpan
 
 ROUND = 3  # milliseconds: times written back are not longer than the inputs'
@@ -107,9 +107,9 @@ def _keeps(span: Span, seg: Segment, rs: RepairSpan, clip: Span, prior: tuple[Se
 def _written(seg: Segment, span: Span, prior: tuple[Segment, ...]) -> bool:
     """The same text already placed at the same time by the part before (a sentence said
     again later, "Yeah." after "Yeah.", does not overlap its first copy)."""
-    mine = content(seg.text)
+    mine = folded(seg.text)
     return bool(mine) and any(
-        fuzz.ratio(mine, content(p.text)) >= SAME_TEXT
+        fuzz.ratio(mine, folded(p.text)) >= SAME_TEXT
         and (p.span.overlap(span) > 0 or abs(p.span.start - span.start) <= SAME_TIME)
         for p in prior[-4:])
 

@@ -22,16 +22,18 @@ from dataclasses import dataclass
 import regex
 from rapidfuzz.distance import Levenshtein
 
+from ..repair.evidence import to_simplified
+
 COUNT_TOLERANCE = 0.25  # the real repetition kept within 25%
 MAX_WER = 0.35
-# Traditional -> simplified for the characters of the Mandarin fixtures.
-FOLD = str.maketrans(dict(zip("們開討論個預請財務紹況後經週設計團隊會兩這說為", "们开讨论个预请财务绍况后经周设计团队会两这说为")))
 ALIASES = {"ok": "okay"}
 
 
 def tokens(text: str) -> list[str]:
     """Folded words; each Han character is a word of its own."""
-    text = unicodedata.normalize("NFKC", text).casefold().translate(FOLD)
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if regex.search(r"\p{Han}", text):  # the script is not what was said
+        text = to_simplified().convert(text)
     text = regex.sub(r"(\p{Han})", r" \1 ", text)
     text = regex.sub(r"[^\p{L}\p{N}' ]+", " ", text)
     return [ALIASES.get(word, word) for word in text.split()]
