@@ -101,3 +101,39 @@ def test_cli_keeps_openblas_to_one_thread_unless_told(tmp_path):
         done = subprocess.run([sys.executable, "-c", "import sys\n" + body], cwd=tmp_path, env=child_env,
                               capture_output=True, text=True, timeout=60)
         assert f"THREADS={expected}" in done.stderr, done.stderr
+
+
+# What a scan of a JSON transcript has no use for: the repair side, the HTML page, the
+# temporary files of an atomic write (a scan writes nothing) and the process pool of --jobs.
+NOT_FOR_A_SCAN = ("httpx", "soundfile", "degen.repair", "degen.html", "degen.capacity", "tempfile",
+                  "multiprocessing", "concurrent.futures")
+
+
+def test_scan_of_a_json_file_loads_only_what_it_judges_with(tmp_path):
+    """And the speaker-text patterns (~7 ms to compile) stay uncompiled: sniffing JSON
+    never asks them."""
+    body = ("atexit.register(lambda: print('SPEAKER_PATTERNS=%d' % sys.modules['degen.formats.speakers']"
+            "._compiled.cache_info().currsize, file=sys.__stderr__))\n"
+            "atexit.register(lambda: print('UNNEEDED=' + ','.join(m for m in {unneeded!r} if m in sys.modules), "
+            "file=sys.__stderr__))\n").format(unneeded=NOT_FOR_A_SCAN)
+    body += run_degen("scan", str(ROOT / "fixtures" / "seed" / "clean.json"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _CHILD.format(heavy=HEAVY, body=body)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "UNNEEDED=\n" in done.stderr, done.stderr[-2000:]
+    assert "SPEAKER_PATTERNS=0" in done.stderr, done.stderr[-2000:]
+    assert "degen.detect" in done.stderr.split("LOADED:")[-1]  # the child did judge the file
+
+
+def test_speaker_text_still_compiles_its_patterns_when_sniffed(tmp_path):
+    """The other side of the lazy patterns: a speaker-labelled file is still recognised."""
+    from click.testing import CliRunner
+
+    from degen.cli import main
+    source = tmp_path / "meeting.txt"
+    source.write_text("SPEAKER_00: So the plan is to ship it.\nSPEAKER_01: Right, next week.\n"
+                      "SPEAKER_00: Good.\n", encoding="utf-8")
+    done = CliRunner().invoke(main, ["scan", str(source)])
+    assert done.exit_code == 0, done.output
+    assert "[speaker_text]" in done.output
