@@ -105,9 +105,10 @@ def test_cli_keeps_openblas_to_one_thread_unless_told(tmp_path):
 
 
 # What a scan of a JSON transcript has no use for: the repair side, the HTML page, the
-# temporary files of an atomic write (a scan writes nothing) and the process pool of --jobs.
+# temporary files of an atomic write (a scan writes nothing), the process pool of --jobs
+# and its workers' signal set-up, and the traceback module of an internal error.
 NOT_FOR_A_SCAN = ("httpx", "soundfile", "degen.repair", "degen.html", "degen.capacity", "tempfile",
-                  "multiprocessing", "concurrent.futures")
+                  "multiprocessing", "concurrent.futures", "signal", "traceback")
 
 
 def test_scan_of_a_json_file_loads_only_what_it_judges_with(tmp_path):
