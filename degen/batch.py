@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import glob
 import os
-import signal
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -115,6 +114,7 @@ def scan_path(path: str, settings: Settings) -> Result:
 
 def _quiet_worker() -> None:
     # Ctrl-C goes to the whole process group: the parent stops the pool, workers stay quiet.
+    import signal  # here: only pool workers need it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
 import orjson
@@ -153,6 +152,7 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     if not folder.is_dir():
         raise OutputError(f"{target}: folder {folder} does not exist; create it or choose another {what} path",
                           path=str(target))
+    import tempfile  # here, as in _write: a scan writes nothing and need not load it (~3 ms)
     try:
         fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=folder)
     except OSError as exc:
@@ -193,6 +193,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
 
 
 def _write(target: Path, payload: bytes) -> None:
+    import tempfile
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         os.chmod(tmp, _mode_for(target))

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "rapidfuzz", "httpx", "soundfile", "regex", "degen.detect", "degen.formats", "degen.repair")
@@ -101,3 +102,96 @@ def test_cli_keeps_openblas_to_one_thread_unless_told(tmp_path):
         done = subprocess.run([sys.executable, "-c", "import sys\n" + body], cwd=tmp_path, env=child_env,
                               capture_output=True, text=True, timeout=60)
         assert f"THREADS={expected}" in done.stderr, done.stderr
+
+
+# What a scan of a JSON transcript has no use for: the repair side, the HTML page, the
+# temporary files of an atomic write (a scan writes nothing), the process pool of --jobs
+# and its workers' signal set-up, and the traceback module of an internal error.
+NOT_FOR_A_SCAN = ("httpx", "soundfile", "degen.repair", "degen.html", "degen.capacity", "tempfile",
+                  "multiprocessing", "concurrent.futures", "signal", "traceback")
+
+
+def test_scan_of_a_json_file_loads_only_what_it_judges_with(tmp_path):
+    """And the speaker-text patterns (~7 ms to compile) stay uncompiled: sniffing JSON
+    never asks them."""
+    body = ("atexit.register(lambda: print('SPEAKER_PATTERNS=%d' % sys.modules['degen.formats.speakers']"
+            "._compiled.cache_info().currsize, file=sys.__stderr__))\n"
+            "atexit.register(lambda: print('UNNEEDED=' + ','.join(m for m in {unneeded!r} if m in sys.modules), "
+            "file=sys.__stderr__))\n").format(unneeded=NOT_FOR_A_SCAN)
+    body += run_degen("scan", str(ROOT / "fixtures" / "seed" / "clean.json"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _CHILD.format(heavy=HEAVY, body=body)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "UNNEEDED=\n" in done.stderr, done.stderr[-2000:]
+    assert "SPEAKER_PATTERNS=0" in done.stderr, done.stderr[-2000:]
+    assert "degen.detect" in done.stderr.split("LOADED:")[-1]  # the child did judge the file
+
+
+def test_speaker_text_still_compiles_its_patterns_when_sniffed(tmp_path):
+    """The other side of the lazy patterns: a speaker-labelled file is still recognised."""
+    from click.testing import CliRunner
+
+    from degen.cli import main
+    source = tmp_path / "meeting.txt"
+    source.write_text("SPEAKER_00: So the plan is to ship it.\nSPEAKER_01: Right, next week.\n"
+                      "SPEAKER_00: Good.\n", encoding="utf-8")
+    done = CliRunner().invoke(main, ["scan", str(source)])
+    assert done.exit_code == 0, done.output
+    assert "[speaker_text]" in done.output
+
+
+def test_small_scan_whose_segments_all_differ_never_loads_rapidfuzz(tmp_path):
+    """zh_char.json: six segments, none a near copy of the one before (by the set bound in
+    detect.segments), so the similarity scorer is never needed."""
+    loaded = loaded_after(run_degen("scan", str(ROOT / "fixtures" / "shapes" / "loops" / "zh_char.json")), tmp_path)
+    assert "degen.detect" in loaded and "rapidfuzz" not in loaded
+
+
+# Keys from a small alphabet, so that near copies (a character changed, added or dropped) are common.
+_KEY = st.text(alphabet="abcde 的了", min_size=0, max_size=24)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_KEY, b=_KEY, ratio=st.sampled_from([50.0, 75.0, 90.0, 95.0]))
+def test_set_bound_never_drops_a_near_pair(a, b, ratio):
+    from rapidfuzz.distance import Indel
+
+    from degen.detect.segments import _may_be_near
+    assume(a or b)
+    cutoff = 1.0 - ratio / 100.0
+    if Indel.normalized_distance(a, b) <= cutoff:
+        assert _may_be_near(a, b, cutoff)
+
+
+def _drifting(draw_keys: list[str], edits: list[tuple[int, int, str]]) -> list[str]:
+    keys = list(draw_keys)
+    for index, position, char in edits:  # a copy of the key before, one character changed
+        if 0 < index < len(keys) and keys[index - 1]:
+            before = keys[index - 1]
+            at = position % len(before)
+            keys[index] = before[:at] + char + before[at + 1:]
+    return keys
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(_KEY, min_size=0, max_size=30),
+       edits=st.lists(st.tuples(st.integers(0, 29), st.integers(0, 23), st.sampled_from("abcxyz的")), max_size=12),
+       ratio=st.sampled_from([75.0, 90.0]))
+def test_segment_ids_are_the_same_with_and_without_the_set_bound(keys, edits, ratio):
+    from degen.detect import segments
+    keys = _drifting(keys, edits)
+    with_bound = segments.segment_ids(keys, ratio)
+    saved, segments.FEW_PAIRS = segments.FEW_PAIRS, -1  # every pair goes to rapidfuzz, as before the bound
+    try:
+        assert segments.segment_ids(keys, ratio).tolist() == with_bound.tolist()
+    finally:
+        segments.FEW_PAIRS = saved
+
+
+def test_a_drifting_loop_in_a_short_transcript_is_still_one_loop():
+    from degen.detect.segments import segment_ids
+    line = "and then we went back to the station again"
+    keys = [line, line + "s", line.replace("station", "stations"), "x" + line, "something else entirely"]
+    ids = segment_ids(keys, 90.0).tolist()
+    assert ids[0] == ids[1] == ids[2] == ids[3] != ids[4]

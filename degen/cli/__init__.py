@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 
 import click
 
@@ -63,6 +62,7 @@ class _Group(click.Group):
             _fail(ctx, f"{exc.strerror or exc}{where}", EXIT_INPUT)
         except Exception as exc:  # noqa: BLE001 - the boundary: report a bug, do not crash
             if verbosity() > 0:
+                import traceback  # here: a bug is the rare case, not worth loading for every run
                 traceback.print_exc()
             hint = "" if verbosity() > 0 else "; rerun with -v for the traceback"
             _fail(ctx, f"internal error (a bug in degen): {type(exc).__name__}: {str(exc)[:200]}{hint}, and "

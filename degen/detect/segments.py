@@ -13,6 +13,7 @@ from .periodic import tandem_repeats
 from .table import SegmentTable
 
 NEAR_MIN_LENGTH = 4  # shorter texts differ too coarsely for a similarity ratio to mean much
+FEW_PAIRS = 64  # up to this many pairs to score, a set test first may spare loading rapidfuzz
 
 
 def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
@@ -30,6 +31,8 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     # Only pairs long enough and of similar length can be near-equal; score those in one call.
     pairs = np.flatnonzero((exact[1:] != exact[:-1]) & (np.minimum(lengths[1:], lengths[:-1]) >= NEAR_MIN_LENGTH)
                            & (np.abs(lengths[1:] - lengths[:-1]) <= cutoff * (lengths[1:] + lengths[:-1])))
+    if pairs.size <= FEW_PAIRS:  # a short transcript: keep only the pairs the bound below allows
+        pairs = np.array([i for i in pairs.tolist() if _may_be_near(keys[i], keys[i + 1], cutoff)], dtype=np.int64)
     near = np.zeros(len(keys), dtype=bool)
     if pairs.size:
         from rapidfuzz.distance import Indel  # imported here: most scans never compare two segments
@@ -41,6 +44,14 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     for i in np.flatnonzero(near).tolist():  # chain: a drifting loop keeps its first id
         ids[i] = ids[i - 1]
     return ids
+
+
+def _may_be_near(a: str, b: str, cutoff: float) -> bool:
+    """False when ``a`` and ``b`` cannot be within ``cutoff`` normalised Indel distance:
+    each character one has and the other lacks costs an insertion or a deletion of its
+    own, so it is a lower bound. Exact, and enough to leave rapidfuzz (~12 ms to import)
+    unloaded when a short transcript's segments all differ."""
+    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff
 
 
 def consecutive_repeats(keys: list[str]) -> int:

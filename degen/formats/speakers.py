@@ -20,6 +20,7 @@ Labels are written one way per file: with ``(PERSON7)`` turns, a line that opens
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 
 import regex
 
@@ -36,14 +37,14 @@ _TIME = rf"(?:{CLOCK.replace('(', '(?:').replace('(?:?:', '(?:')}|\d+\.\d+)"  # 
 # One stamp or a range ("[208.27 - 219.67] Speaker 0: ..." as VibeVoice writes it).
 _STAMP = rf"[\[(]?(?P<stamp>{_TIME})(?:\s*[-–]\s*(?P<stop>{_TIME}))?[\])]?"
 _LEAD = r"(?P<lead>\s*(?:>\s*)?(?:[-*]\s+)?\"?(?:\*\*)?)"  # quote, bullet, a pasted quote mark, bold
-_BRACKET = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?(?:\[(?P<label>{_GENERIC}|{_NAME})\]|\((?P<label>{_GENERIC}|{_NAME})\))"
-                         rf"(?P<colon>:?\s?)(?P<text>.*)$")
-_INLINE = regex.compile(rf"^{_LEAD}(?:{_STAMP}\s*)?{_LABEL}(?P<colon>(?:\*\*)?\s*[:：](?:\*\*)?\s?)(?P<text>.*)$")
-_BLOCK = regex.compile(rf"^{_LEAD}{_LABEL}(?P<colon>(?:\*\*)?\s*[:：]?(?:\*\*)?)\s*(?:{_STAMP})?\s*$")
+# Pattern sources, compiled by _compiled on first use.
+_BRACKET = (rf"^{_LEAD}(?:{_STAMP}\s*)?(?:\[(?P<label>{_GENERIC}|{_NAME})\]|\((?P<label>{_GENERIC}|{_NAME})\))"
+            rf"(?P<colon>:?\s?)(?P<text>.*)$")
+_INLINE = rf"^{_LEAD}(?:{_STAMP}\s*)?{_LABEL}(?P<colon>(?:\*\*)?\s*[:：](?:\*\*)?\s?)(?P<text>.*)$"
+_BLOCK = rf"^{_LEAD}{_LABEL}(?P<colon>(?:\*\*)?\s*[:：]?(?:\*\*)?)\s*(?:{_STAMP})?\s*$"
 # Any short label is a speaker when a full time range follows it: the range is the evidence.
-_RANGED = regex.compile(rf"^{_LEAD}(?P<label>\p{{L}}[^:：\[\]()\n]{{0,38}}?)\s*[:：]\s*(?P<stamp>{_TIME})\s*[-–]\s*"
-                        rf"(?P<stop>{_TIME})\s*(?P<colon>[:：]\s*)(?P<text>.*)$")
-_GENERIC_RE = regex.compile(_GENERIC)
+_RANGED = (rf"^{_LEAD}(?P<label>\p{{L}}[^:：\[\]()\n]{{0,38}}?)\s*[:：]\s*(?P<stamp>{_TIME})\s*[-–]\s*"
+           rf"(?P<stop>{_TIME})\s*(?P<colon>[:：]\s*)(?P<text>.*)$")
 # Words that open prose lines with a colon; never speakers.
 _PROSE = frozenset("""note notes warning example summary agenda attendees date time location subject re
     source update edit ps todo action actions decision decisions outcome question answer tip step
@@ -52,14 +53,21 @@ _PROSE = frozenset("""note notes warning example summary agenda attendees date t
 _MAX_PREAMBLE = 10  # non-blank lines allowed before the first turn (a title, a date, attendees)
 
 
+@cache
+def _compiled(source: str):
+    """``source`` compiled, once: the patterns above take ~7 ms to compile, which a scan of
+    a JSON or subtitle file would pay at start-up for nothing."""
+    return regex.compile(source)
+
+
 def _classify(line: str):
     """('turn', match) for a label with text, ('label', match) for a label line, or None."""
     for kind, pattern in (("turn", _RANGED), ("turn", _BRACKET), ("label", _BLOCK), ("turn", _INLINE)):
-        match = pattern.match(line)
+        match = _compiled(pattern).match(line)
         if match and pattern is _RANGED and match.group("label").strip().casefold() in _PROSE:
             continue  # "Time: 10:00 - 11:00: ..." is a note, not a speaker
         if match and (kind != "label" or match.group("colon").strip() or match.group("stamp")
-                      or _GENERIC_RE.fullmatch(match.group("label"))):
+                      or _compiled(_GENERIC).fullmatch(match.group("label"))):
             return kind, match
     return None
 
@@ -70,7 +78,8 @@ def _accepted(found: list, trust: bool = False) -> set[str]:
     counts = Counter(m.group("label") for _, _, m in found)
     if trust:
         return {name for name in counts if name.casefold() not in _PROSE}
-    generic = {m.group("label") for _, _, m in found if _GENERIC_RE.fullmatch(m.group("label")) or m.group("stamp")}
+    generic = {m.group("label") for _, _, m in found
+               if _compiled(_GENERIC).fullmatch(m.group("label")) or m.group("stamp")}
     free = {name for name, n in counts.items() if n >= 2 and name not in generic and name.casefold() not in _PROSE}
     return generic | (free if len(free) >= 2 else set())
 
@@ -92,7 +101,7 @@ def _turns(rows: list[str], least: int = 2, trust: bool = False):
     if len(families) > 1:  # one way of writing labels per file: "[PERSON2] is on the call" is text
         main = families.most_common(1)[0][0]
         turns = [t for t in turns if _family(rows[t[0]], t[2]) == main]
-    generic = sum(1 for t in turns if _GENERIC_RE.fullmatch(t[2].group("label")) or t[2].group("stamp"))
+    generic = sum(1 for t in turns if _compiled(_GENERIC).fullmatch(t[2].group("label")) or t[2].group("stamp"))
     if turns and all(t[2].group("stop") for t in turns):
         least = 1  # every turn carries a full time range: one such turn is evidence enough
     if len(turns) < least or (generic < least and len(turns) < least + 1):
