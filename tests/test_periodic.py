@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from degen.detect import periodic
 from degen.detect.periodic import tandem_repeats
 
 
@@ -54,6 +55,16 @@ def test_known_cases(ids, expected):
 @given(st.lists(st.integers(0, 3), max_size=60), st.integers(1, 8), st.integers(2, 4))
 def test_equals_naive_reference(ids, max_period, min_count):
     fast = as_tuples(tandem_repeats(np.array(ids, dtype=np.int32), max_period, min_count))
+    assert fast == naive_tandem(ids, max_period, min_count)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=80), st.integers(1, 8), st.integers(2, 4))
+def test_period_by_period_search_equals_naive_reference(ids, max_period, min_count):
+    """Long transcripts take the sampled search, one period at a time, not the dense one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(periodic, "DENSE_BUDGET", 0)
+        fast = as_tuples(tandem_repeats(np.array(ids, dtype=np.int32), max_period, min_count))
     assert fast == naive_tandem(ids, max_period, min_count)
 
 

@@ -45,29 +45,30 @@ def _ranges(begin: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - offsets + np.repeat(begin, lengths)
 
 
-def true_runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the runs of True in a boolean ``mask``, in four passes: the
-    changes of a False-padded copy alternate start, end."""
-    padded = np.concatenate(([False], mask, [False]))
-    changes = np.flatnonzero(padded[1:] != padded[:-1])
-    return changes[0::2], changes[1::2]
-
-
 def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.ndarray]:
     """(start, match-run length) of maximal runs with at least ``min_count`` copies.
 
     A run of ``L >= (min_count - 1) * p`` matches covers at least ``min_count - 1``
-    multiples of ``p``, so comparing only at multiples of ``p`` (n/p compares) finds
-    every candidate; the exact run is then settled within ``p - 1`` of the sampled hits.
-    Summed over all periods this is about ``n * ln(max_period)`` compares, not
-    ``n * max_period``.
+    consecutive multiples of ``p``, so comparing only at multiples of ``p`` (n/p
+    compares) finds every candidate; the exact run is then settled within ``p - 1`` of
+    the sampled hits. Summed over all periods this is about ``n * ln(max_period)``
+    compares, not ``n * max_period``.
     """
     n = ids.size
     hits = ids[0:n - p:p] == ids[p:n:p][:(n - p + p - 1) // p]
-    first, after = true_runs(hits)
-    keep = after - first >= min_count - 1
-    first, last = first[keep] * p, (after[keep] - 1) * p
-    window = _ranges(np.maximum(first - (p - 1), 0), np.minimum(last + p, n - p))
+    # Candidates: where min_count - 1 sampled hits follow each other. Shifted ANDs keep
+    # this to a few passes over n/p booleans, and leave only the (rare) candidates to
+    # index, where listing every run of hits would touch each one of them.
+    need = min_count - 1
+    chained = hits
+    for k in range(1, need):
+        chained = chained[:-1] & hits[k:]
+    first = np.flatnonzero(chained)
+    if p > 1 and first.size:
+        first = first[_plausible(ids, p, first, need)]
+    if first.size == 0:
+        return first, first
+    window = _ranges(np.maximum(first * p - (p - 1), 0), np.minimum((first + need) * p, n - p))
     matches = window[ids[window] == ids[window + p]]
     if matches.size == 0:
         return matches, matches
@@ -77,6 +78,31 @@ def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.nd
     lengths = ends - starts
     keep = lengths >= p * (min_count - 1)
     return starts[keep], lengths[keep]
+
+
+def _plausible(ids: np.ndarray, p: int, first: np.ndarray, need: int) -> np.ndarray:
+    """Which candidates ``first`` (``need`` sampled hits from ``first * p`` on) can lie in
+    a run of ``need * p`` or more matches, from a few positions between the samples,
+    which such a run covers and which must match too. With a small alphabet (letters,
+    or the words of a dull text) one sample in 20 matches by chance; these few looks
+    drop most of those before each is checked position by position."""
+    n = ids.size
+    at = first * p
+    if need == 1:
+        # A run of p matches covering sample j also covers the point halfway to the
+        # sample before it or the one after it.
+        before, after = at - p + p // 2, at + p // 2
+        ok_before = (before >= 0) & _match(ids, np.maximum(before, 0), p)
+        ok_after = (after < n - p) & _match(ids, np.minimum(after, n - p - 1), p)
+        return ok_before | ok_after
+    keep = np.ones(first.size, dtype=bool)
+    for offset in sorted({p // 2, p // 4, 3 * p // 4} - {0}):  # between samples j and j + 1
+        keep &= _match(ids, at + offset, p)
+    return keep
+
+
+def _match(ids: np.ndarray, where: np.ndarray, p: int) -> np.ndarray:
+    return ids[where] == ids[where + p]
 
 
 def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
