@@ -23,7 +23,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span, _text
-from .heads import Heads, finditer as heads_finditer
+from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
 from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
@@ -59,6 +59,21 @@ class Lexicon:
         if len(text) < LONG_TEXT:  # the regex alone is as quick as the tables' set-up here
             return list(self.pattern.finditer(text))
         return heads_finditer(self.pattern, self.heads, text)
+
+    def finditer_keys(self, keys: list[str], joined_too: bool = True) -> tuple[list, list]:
+        """The matches in ``keys`` joined by SEP, and (``joined_too``) in the keys joined
+        by nothing, which finds phrases cut between two segments; on a long text one
+        search for where phrases can start serves both."""
+        if self.pattern is None or not keys:
+            return [], []
+        separated = SEP.join(keys)
+        joined = "".join(keys) if joined_too else ""
+        if len(separated) < LONG_TEXT:
+            return list(self.pattern.finditer(separated)), list(self.pattern.finditer(joined))
+        if not joined_too:
+            return heads_finditer(self.pattern, self.heads, separated), []
+        starts, separated_starts = keys_candidates(self.heads, keys, joined, len(SEP))
+        return matches_at(self.pattern, separated, separated_starts), matches_at(self.pattern, joined, starts)
 
     def __len__(self) -> int:
         return len(self.phrases)
@@ -165,12 +180,13 @@ def _trie_pattern(phrases) -> str:
     return build(trie)
 
 
-def matches(keys: list[str], lexicon: Lexicon) -> dict[int, list[str]]:
+def matches(keys: list[str], lexicon: Lexicon, hits: list | None = None) -> dict[int, list[str]]:
     """The lexicon phrases found in each segment key (only segments with some), in one
-    pass of the automaton over all keys joined."""
+    pass of the automaton over all keys joined (``hits``: those matches, found already)."""
     if lexicon.pattern is None or not keys:
         return {}
-    hits = lexicon.finditer(SEP.join(keys))
+    if hits is None:
+        hits = lexicon.finditer(SEP.join(keys))
     if not hits:
         return {}
     bounds = np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) + 1)
@@ -189,9 +205,10 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     repeats across segments say nothing; only the segment's own timing counts.
     """
     keys = match_keys(transcript.columns().texts, keys)
-    found = matches(keys, lexicon)  # sparse: most segments hold no phrase
+    separated, joined = lexicon.finditer_keys(keys, joined_too=not independent)
+    found = matches(keys, lexicon, separated)  # sparse: most segments hold no phrase
     covered = {i: sum(map(len, m)) for i, m in found.items()}
-    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon)):
+    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon, joined)):
         found.setdefault(i, []).append(phrase)  # a phrase cut between two turns
         found.setdefault(i + 1, []).append(phrase)
         covered[i] = covered.get(i, 0) + here

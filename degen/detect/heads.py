@@ -92,8 +92,14 @@ def candidates(heads: Heads, text: str) -> np.ndarray:
 def finditer(pattern, heads: Heads, text: str) -> list:
     """``list(pattern.finditer(text))`` for a pattern that matches only whole phrases
     (every match begins with some phrase's leading ``heads.size`` characters)."""
+    return matches_at(pattern, text, candidates(heads, text))
+
+
+def matches_at(pattern, text: str, starts: np.ndarray) -> list:
+    """What ``pattern.finditer(text)`` finds, trying only ``starts`` (sorted), which must
+    hold every position where a match can begin."""
     found, resume = [], 0
-    for position in candidates(heads, text).tolist():
+    for position in starts.tolist():
         if position < resume:  # inside the previous match: finditer never looks there
             continue
         m = pattern.match(text, position)
@@ -101,3 +107,16 @@ def finditer(pattern, heads: Heads, text: str) -> list:
             found.append(m)
             resume = m.end()
     return found
+
+
+def keys_candidates(heads: Heads, keys: list[str], joined: str, sep_len: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Where a phrase can start in ``keys`` joined by nothing (``joined``), and in the
+    same keys joined by a separator of ``sep_len`` characters no phrase holds, from one
+    search of ``joined``: a start there is one in the separated text when its leading
+    characters stay inside one key, shifted by the separators before that key."""
+    starts = candidates(heads, joined)
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    bounds = np.concatenate(([0], np.cumsum(lengths)))
+    owner = np.searchsorted(bounds, starts, side="right") - 1  # the key holding each start
+    inside = starts + heads.size <= bounds[np.minimum(owner + 1, bounds.size - 1)]
+    return starts, (starts + sep_len * owner)[inside]

@@ -94,13 +94,14 @@ def _kinds() -> np.ndarray:
     return table
 
 
-def straddling(keys: list[str], lexicon) -> list[tuple[int, str, int, int]]:
+def straddling(keys: list[str], lexicon, hits: list | None = None) -> list[tuple[int, str, int, int]]:
     """(segment, phrase, graphemes in it, graphemes in the next) for each lexicon phrase
     that starts in one segment and ends in the next, found in one pass over the keys
-    joined without separators."""
+    joined without separators (``hits``: that pass's matches, found already)."""
     if lexicon.pattern is None or len(keys) < 2:
         return []
-    hits = lexicon.finditer("".join(keys))
+    if hits is None:
+        hits = lexicon.finditer("".join(keys))
     if not hits:
         return []
     bounds = np.cumsum([0] + [len(k) for k in keys])
