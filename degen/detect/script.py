@@ -7,6 +7,8 @@ Thai, Lao, Khmer, Myanmar). Detection, repair and the benchmark all ask here.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import regex
 
@@ -34,6 +36,12 @@ def cjk_count(text: str) -> int:
 _KANA = regex.compile(r"[\u3040-\u30ff]")
 
 
+# The units of a loop come back run after run (the same phrase in each stream, and in
+# each speaker's): what they weigh is kept for that many of them.
+UNIT_CACHE = 4096
+
+
+@lru_cache(maxsize=UNIT_CACHE)
 def kana_count(text: str) -> int:
     """Hiragana and katakana graphemes of ``text`` (one mora each)."""
     return len(_KANA.findall(text))
@@ -46,6 +54,7 @@ def is_cjk(cjk_graphemes, words):
     return cjk_graphemes >= words
 
 
+@lru_cache(maxsize=UNIT_CACHE)
 def speech_units(text: str) -> tuple[int, bool]:
     """(speech units, is CJK) of ``text``: CJK graphemes plus words when CJK, else words.
 

@@ -132,7 +132,7 @@ class Stream:
 
     def locate(self, position: int) -> tuple[int, float]:
         """(segment index, fraction of that segment's tokens before ``position``)."""
-        k = int(self.owner_index(np.asarray([position]))[0])
+        k = int(self.bounds.searchsorted(position, side="right")) - 1  # owner_index, for one
         size = max(1, int(self.bounds[k + 1] - self.bounds[k]))
         return int(self.owners[k]), (position - int(self.bounds[k])) / size
 
@@ -329,5 +329,10 @@ def _punct(codes, flags, is_sep, stream) -> Stream:
     return stream("punct", ids, starts, ends, "")
 
 
+_GRAPHEME = regex.compile(r"\X")
+
+
 def grapheme_len(text: str) -> int:
-    return len(regex.findall(r"\X", text))
+    if text.isascii() and "\r" not in text:  # one grapheme a character (only CR LF is one of two)
+        return len(text)
+    return len(_GRAPHEME.findall(text))
