@@ -61,6 +61,8 @@ def classify(codes: np.ndarray) -> np.ndarray:
         flags = np.array([_flag(c) for c in distinct.tolist()], dtype=np.uint8)
         return flags[index].reshape(codes.shape)
     table = _bmp_table()
+    if not codes.size or int(codes.max()) <= 0xFFFF:  # most text: no clipped copy, no astral pass
+        return table[codes]
     flags = table[np.minimum(codes, 0xFFFF)]
     astral = codes > 0xFFFF
     if astral.any():
@@ -291,8 +293,11 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
         powers = np.cumprod(np.full(top + 1, base, dtype=np.uint64))  # powers[k] = base ** (k + 1)
         for i, j in blocks:
             lo, hi = int(starts[i]), int(ends[j - 1])
-            local = codes[lo:hi].astype(np.uint64)
-            prefix = np.concatenate(([np.uint64(0)], np.cumsum(local * powers[:local.size], dtype=np.uint64)))
+            # prefix[k] = sum of codes[lo + i] * base^(i + 1) for i < k, built in place
+            prefix = np.empty(hi - lo + 1, dtype=np.uint64)
+            prefix[0] = 0
+            np.multiply(codes[lo:hi], powers[:hi - lo], out=prefix[1:])
+            np.cumsum(prefix[1:], out=prefix[1:])
             s, e = starts[i:j] - lo, ends[i:j] - lo
             # Align every run to one exponent, the same in every block, by multiplying up
             # instead of dividing: h = (P[e] - P[s]) * base^(top - s).
