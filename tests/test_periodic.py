@@ -75,3 +75,12 @@ def test_planted_unit_found_with_its_count(unit, count, before, after):
     ids = before + unit * count + after
     runs = as_tuples(tandem_repeats(ids, 16))
     assert (len(before), len(unit), count, len(unit) * count) in runs
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 2), st.none()), max_size=80), st.integers(1, 8), st.integers(2, 4))
+def test_search_in_live_stretches_equals_whole_search(tokens, max_period, min_count):
+    """Tokens that match nothing (None here: each a distinct negative id) split the search."""
+    ids = np.array([t if t is not None else -1 - i for i, t in enumerate(tokens)], dtype=np.int32)
+    within = as_tuples(periodic.tandem_repeats_in(ids, ids >= 0, max_period, min_count))
+    assert within == as_tuples(tandem_repeats(ids, max_period, min_count))

@@ -10,7 +10,7 @@ import regex
 from ..model import Span, Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .periodic import Runs, tandem_repeats
+from .periodic import Runs, tandem_repeats, tandem_repeats_in
 from .table import SegmentTable
 from .script import kana_count, speech_units
 from .tokens import Stream, content, grapheme_len, normalize
@@ -201,4 +201,6 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:
     # Doubled clauses are reported low: words find them (a CJK clause is one word there);
     # the other streams start at three copies, which keeps them fast.
+    if stream.name == "punct":  # a stretch of other text is a token matching nothing (a negative id)
+        return tandem_repeats_in(stream.ids, stream.ids >= 0, config.max_period, 3)
     return tandem_repeats(stream.ids, config.max_period, 2 if stream.name == "words" else 3)

@@ -148,6 +148,29 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     return Runs(start[keep][order], period[keep][order], count[keep][order], length[keep][order])
 
 
+def tandem_repeats_in(ids: np.ndarray, live: np.ndarray, max_period: int = 64, min_count: int = 2) -> Runs:
+    """``tandem_repeats(ids, ...)`` when the tokens where ``live`` is False match nothing
+    (each id unique): every run then lies in a stretch of live tokens at least
+    ``min_count`` long, so only those stretches are searched, laid end to end with a
+    token between them that matches nothing either; positions are mapped back."""
+    padded = np.concatenate(([False], live, [False]))
+    changes = np.flatnonzero(padded[1:] != padded[:-1])
+    begin, end = changes[0::2], changes[1::2]
+    keep = end - begin >= max(2, min_count)
+    begin, end = begin[keep], end[keep]
+    if begin.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return Runs(empty, empty, empty, empty)
+    # Each stretch followed by one gap position (-1), except the last.
+    where = _ranges(begin, end + 1)[:-1]
+    where[np.isin(where, end)] = -1
+    gaps = np.flatnonzero(where < 0)
+    packed = ids[np.maximum(where, 0)].astype(np.int64)
+    packed[gaps] = min(int(ids.min()), 0) - 1 - np.arange(gaps.size)  # below every id, each its own
+    runs = tandem_repeats(packed, max_period, min_count)
+    return Runs(where[runs.start], runs.period, runs.count, runs.length)
+
+
 # Below this many compares (tokens x periods), every period is searched at once in one
 # 2-D array: a dozen array operations in all instead of a dozen per period, which is
 # what a short text (one utterance, one small file) spends most of its time on.
