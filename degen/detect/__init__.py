@@ -118,8 +118,10 @@ def window_ratios(table: SegmentTable, texts: list[str]) -> list[float]:
 
 def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:
     """Speakers worth a stream of their own: only when turns alternate at all."""
-    switches = sum(1 for a, b in zip(speakers, speakers[1:]) if a != b)
-    return [s for s in dict.fromkeys(speakers) if s is not None] if switches > 1 else []
+    switches = (i for i in range(1, len(speakers)) if speakers[i] != speakers[i - 1])
+    if next(switches, None) is None or next(switches, None) is None:  # stop at the second switch
+        return []
+    return [s for s in dict.fromkeys(speakers) if s is not None]
 
 
 def _crossing_turns(stream: Stream, runs: Runs) -> Runs:

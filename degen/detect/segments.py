@@ -22,7 +22,7 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     # 64-bit string hashes as ids: equal keys, equal ids (distinct keys collide with
     # negligible probability); an empty segment repeats nothing, so it gets its own id.
     exact = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-    lengths = np.array(list(map(len, keys)), dtype=np.int64)
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
     empty = np.flatnonzero(lengths == 0)
     exact[empty] = np.iinfo(np.int64).min + empty
     if len(keys) < 2:

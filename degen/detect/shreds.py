@@ -104,7 +104,7 @@ def straddling(keys: list[str], lexicon, hits: list | None = None) -> list[tuple
         hits = lexicon.finditer("".join(keys))
     if not hits:
         return []
-    bounds = np.cumsum([0] + [len(k) for k in keys])
+    bounds = np.concatenate(([0], np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)))))
     out = []
     for m in hits:
         first = int(np.searchsorted(bounds, m.start(), side="right")) - 1
