@@ -54,6 +54,8 @@ def diff(a: dict, b: dict) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-") and sys.argv[1] != "--diff":
+        sys.exit(__doc__)  # not an output path: "--help" must not become a file
     if sys.argv[1] == "--diff":
         sys.exit(diff(*(json.loads(Path(p).read_text()) for p in sys.argv[2:4])))
     Path(sys.argv[1]).write_text(json.dumps(analyses(), ensure_ascii=False, indent=1, default=str))
