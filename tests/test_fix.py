@@ -388,6 +388,36 @@ def test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes(make_serve
     assert out.read_bytes() == reference.read_bytes()
 
 
+def test_ctrl_c_delivered_to_a_worker_thread_still_stops_the_wait():
+    # The kernel may hand a process's SIGINT to any thread; Python handles it in the main
+    # thread only when that thread next runs Python code. A main thread blocked on one
+    # region's future (minutes of requests) must still stop at once.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from degen.repair.send import polled
+    release, ready = threading.Event(), threading.Event()
+    worker: list[int] = []
+
+    def slow():
+        worker.append(threading.get_ident())
+        ready.set()
+        release.wait(10)
+        return "done"
+
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(slow)
+        ready.wait(5)
+        started = time.monotonic()
+        threading.Timer(0.2, lambda: signal.pthread_kill(worker[0], signal.SIGINT)).start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                polled(future)
+        finally:
+            release.set()
+    assert time.monotonic() - started < 2.0
+
+
 def test_quiet_fix_prints_one_line_and_no_progress_bar(make_server, seed_audio, tmp_path):
     server = make_server()
     result = CliRunner().invoke(main, ["-q", "fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio),

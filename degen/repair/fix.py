@@ -31,7 +31,7 @@ from .pieces import pieces_note, send_pieces
 from .policy import Policy, Step
 from .rhythm import Repetition
 from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
-from .send import Sender, Sent
+from .send import Sender, Sent, polled
 from .splice import Placed, Replacement, apply, closed, parse_candidate, place
 from .vad import make_vad
 
@@ -71,7 +71,7 @@ def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcri
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency))
     try:
         futures = [pool.submit(_repair_region, scope, sender, transcribers, chunks, tally) for chunks in regions.values()]
-        by_index = dict(pair for f in futures for pair in f.result())
+        by_index = dict(pair for f in futures for pair in polled(f))
     except BaseException:
         sender.cancel()
         pool.shutdown(wait=False, cancel_futures=True)

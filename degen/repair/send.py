@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
 from ..errors import ServerError, ServerRejected
@@ -117,3 +118,19 @@ class Sender:
         """Send nothing more, and record nothing more (the journal is flushed as it is)."""
         self.cancelled.set()
         self.journal.close()
+
+
+# Seconds between looks at a future the main thread waits for.
+POLL = 0.25
+
+
+def polled(future):
+    """``future.result()``, waited for in short slices. Python runs signal handlers only in
+    the main thread, when it next runs Python code; the kernel may hand Ctrl-C to a worker
+    thread, and a main thread blocked on a lock until a whole region is repaired (minutes)
+    would hold the interrupt that long. Each slice's end lets it through."""
+    while True:
+        try:
+            return future.result(timeout=POLL)
+        except FutureTimeout:
+            continue
