@@ -164,11 +164,16 @@ def _read_sglang_verbose(doc: dict, packed: bool = True) -> Transcript:
     listed = doc["segments"]
     if not isinstance(listed, list):
         raise FormatError(f"'segments' is a {type(listed).__name__}, not a list", field="segments")
+    return read_sglang_verbose(doc, PackedItems(listed) if packed else listed)
+
+
+def read_sglang_verbose(doc: dict, listed) -> Transcript:
+    """A verbose_json document whose segment items are ``listed`` (a list, or packed)."""
     # The raw markup is the truth: the server's regex drops an unclosed tail from
     # `segments`. Listed segments lend their other fields to the raw ones, in order.
-    columns, build, _ = moss.parse_columns(doc["text"], PackedItems(listed) if packed else listed)
+    columns, build, _ = moss.parse_columns(doc["text"], listed)
     kept = _without_markup(doc)
-    if packed:
+    if isinstance(listed, PackedItems):
         kept["segments"] = None  # the items live on in ``build``, packed; the writer lists them anew
     return Transcript(format="sglang_verbose", meta={"doc": kept, "layout": layout(listed)},
                       columns=columns, build=build)
@@ -187,12 +192,23 @@ class PackedItems:
     __slots__ = ("_blocks", "_size", "_parsed")
 
     def __init__(self, items: list):
-        # Copied to an exact-size bytes: orjson's result keeps its growing buffer's spare
-        # room (about 2.4 times the text here), and the copy lets that go at once.
-        self._blocks = [bytes(memoryview(orjson.dumps(items[i:i + self.BLOCK])))
-                        for i in range(0, len(items), self.BLOCK)]
+        self._blocks = [self.pack(items[i:i + self.BLOCK]) for i in range(0, len(items), self.BLOCK)]
         self._size = len(items)
         self._parsed = (-1, [])
+
+    @staticmethod
+    def pack(block: list) -> bytes:
+        """One block of items serialised. Copied to an exact-size bytes: orjson's result
+        keeps its growing buffer's spare room (about 2.4 times the text here), and the
+        copy lets that go at once."""
+        return bytes(memoryview(orjson.dumps(block)))
+
+    @classmethod
+    def from_blocks(cls, blocks: list[bytes], size: int) -> "PackedItems":
+        """Items packed already, ``BLOCK`` a block (``pack`` of each)."""
+        packed = cls([])
+        packed._blocks, packed._size = blocks, size
+        return packed
 
     def __len__(self) -> int:
         return self._size
