@@ -16,6 +16,8 @@ aligns every word to one exponent fixed by the whole text's hash blocks).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..model import give_back_free_memory
@@ -168,3 +170,184 @@ def _punct_ids(parts: list[dict]) -> np.ndarray:
         out.append(np.where(ids < 0, ids - before, ids))
         before += int((ids < 0).sum())
     return np.concatenate(out)
+
+
+# ---------------------------------------------------------------------------------------
+# Loop detection over windows of segments.
+#
+# The whole-text streams of a 300 MB transcript take about three times the file (code
+# points, positions, ids, keys); a window of segments takes a few MB. Every stream loop
+# comes from a maximal tandem repeat, which depends only on the tokens it covers and the
+# one token on either side, so a window finds the same runs as the whole stream wherever
+# a run neither begins at the window's first token nor ends at its last one. Each window
+# keeps the runs that begin in its core (its own segments, the windows' cores tile the
+# transcript) and is grown until none of those touches its edges; those runs, judged on
+# the window's stream, are the whole stream's findings, in the same order.
+
+WINDOW = 1 << 20  # characters of a window's core
+CONTEXT = 256  # segments on either side of the core, doubled while a kept run may reach an edge
+
+
+
+
+def stream_loops(transcript, config):
+    """(stream loops, segment table, segment keys, (max repetition unit, count)) of a
+    large transcript, found window by window, equal to what ``detect.analyze`` finds on
+    whole streams; None when the transcript is small or has grapheme clusters."""
+    texts = transcript.columns().texts
+    if sum(map(len, texts)) < SMALLEST:
+        return None
+    from . import _interleaved_speakers  # the package imports this module through tokens
+    table = _empty_table(transcript)
+    speakers = np.array([s or "" for s in table.speakers], dtype=object)
+    state = _Found(_interleaved_speakers(table.speakers), speakers)
+    for core in _cores(texts):
+        if not _window(transcript, texts, core, table, speakers, state, config):
+            return None
+    return state.loops(), table, state.keys, state.repetition()
+
+
+class _Found:
+    """What the windows found, kept in the order the whole-stream analysis lists it."""
+
+    def __init__(self, speakers: list[str], names: np.ndarray):
+        self.speakers = speakers
+        # Each interleaved speaker's first and last segment: is there text of theirs
+        # before or after a window?
+        self.turns = {}
+        for speaker in speakers:
+            mine = np.flatnonzero(names == speaker)
+            self.turns[speaker] = (int(mine[0]), int(mine[-1]))
+        self.whole = {name: [] for name in ("chars", "words", "punct")}
+        self.by_speaker = {(s, name): [] for s in speakers for name in ("chars", "words")}
+        self.best = {name: (None, 0) for name in self.whole}
+        self.keys: list[str] = []
+
+    def loops(self) -> list:
+        out = [f for name in self.whole for f in self.whole[name]]
+        return out + [f for s in self.speakers for name in ("chars", "words") for f in self.by_speaker[s, name]]
+
+    def repetition(self) -> tuple[str | None, int]:
+        """The whole analysis' rule: over streams in order, a strictly larger count wins."""
+        unit, count = None, 0
+        for found_unit, found in self.best.values():
+            if found > count:
+                unit, count = found_unit, found
+        return unit, count
+
+
+def _cores(texts: list[str]):
+    """(first, stop) segment ranges of about ``WINDOW`` characters, tiling the transcript."""
+    first, size = 0, 0
+    for i, text in enumerate(texts):
+        size += len(text) + 1
+        if size >= WINDOW:
+            yield first, i + 1
+            first, size = i + 1, 0
+    if first < len(texts):
+        yield first, len(texts)
+
+
+def _window(transcript, texts, core, table, speakers, state: _Found, config) -> bool:
+    """Judge the runs that begin in ``core``, widening the window until none of them
+    can reach its edge. False when the window's text has grapheme clusters, or when it
+    grew past ``LARGEST`` characters (a speaker silent for hours between two turns): the
+    whole-text analysis then takes over."""
+    context = CONTEXT
+    while True:
+        lo, hi = max(0, core[0] - context), min(len(texts), core[1] + context)
+        found = _judge_window(transcript, texts, lo, hi, core, table, speakers, state, config)
+        if found is None:
+            return False
+        if found is not _WIDER:
+            break
+        if sum(map(len, texts[lo:hi])) > LARGEST:
+            return False
+        context *= 2
+    loops, best, keys = found
+    for key, found_loops in loops.items():
+        (state.whole if isinstance(key, str) else state.by_speaker)[key].extend(found_loops)
+    for name, (unit, count) in best.items():
+        if count > state.best[name][1]:
+            state.best[name] = (unit, count)
+    state.keys += keys
+    return True
+
+
+_WIDER = object()  # a kept run may reach the window's edge: widen it
+LARGEST = 16 * WINDOW
+
+
+def _judge_window(transcript, texts, lo, hi, core, table, speakers, state, config):
+    from .loops import find_runs, loop_findings, max_repetition
+    from . import _crossing_turns
+    built = tokens.build_streams(texts[lo:hi])
+    if built.chars.ends is not None:
+        return None  # grapheme clusters: tokens may differ from the whole text's
+    owners = np.arange(lo, hi, dtype=np.int64)
+    streams = [dataclasses.replace(s, owners=owners) for s in built.all()]
+    _fill_table(table, lo, built)
+    loops, best = {}, {}
+    for stream in streams:
+        runs = _kept(stream, find_runs(stream, config), core, (lo > 0, hi < len(texts)), config.max_period)
+        if runs is None:
+            return _WIDER
+        loops[stream.name] = loop_findings(stream, runs, transcript, table, config)
+        best[stream.name] = max_repetition([stream], [runs], transcript)
+    for speaker in state.speakers:
+        mine = np.flatnonzero(speakers[lo:hi] == speaker)
+        first, last = state.turns[speaker]
+        for stream in (streams[0].subset(mine), streams[1].subset(mine)):
+            runs = _kept(stream, find_runs(stream, config), core, (first < lo, last >= hi), config.max_period)
+            if runs is None:
+                return _WIDER
+            found = _crossing_turns(stream, runs)
+            loops[speaker, stream.name] = loop_findings(stream, found, transcript, table, config, speaker)
+    return loops, best, built.keys[core[0] - lo:core[1] - lo]
+
+
+def _kept(stream: Stream, runs, core, cut, max_period: int) -> object:
+    """The runs that begin in the core's segments; None when the window may have cut
+    one: it begins at the window's first token with text before the window, or a
+    periodic stretch runs from the core to the window's last token with text after it
+    (a run cut there may be too short to be found at all, so the tokens are compared)."""
+    from .periodic import Runs
+    first, stop = np.searchsorted(stream.owners, core)  # the core's texts among the stream's
+    begin, end = int(stream.bounds[first]), int(stream.bounds[stop])
+    keep = (runs.start >= begin) & (runs.start < end)
+    cut_before, cut_after = cut
+    if cut_before and (runs.start[keep] == 0).any():
+        return None
+    if cut_after and end > begin and _periodic_tail(stream.ids[end - 1:], max_period):
+        return None
+    return Runs(runs.start[keep], runs.period[keep], runs.count[keep], runs.length[keep])
+
+
+def _periodic_tail(tail: np.ndarray, max_period: int) -> bool:
+    """Whether ``tail`` may be the start of a run of some period up to ``max_period``
+    (true too when it is no longer than that: too short to tell)."""
+    if tail.size <= max_period:
+        return True
+    return any(np.array_equal(tail[:-p], tail[p:]) for p in range(1, max_period + 1))
+
+
+def _empty_table(transcript):
+    """The segment table with its speech units still to fill, window by window."""
+    from .table import DERIVED_END_FORMATS, SegmentTable
+    cols = transcript.columns()
+    n = len(cols.texts)
+    return SegmentTable(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+                        tuple(cols.speakers), cols.timed, transcript.format not in DERIVED_END_FORMATS)
+
+
+def _fill_table(table, lo: int, built: Streams) -> None:
+    """Speech units of the window's segments, as ``SegmentTable.build`` counts them: a
+    segment's counts depend on its own text only."""
+    from .script import cjk_mask, is_cjk
+    n = len(built.keys)
+    chars, words = built.chars, built.words
+    cjk_count = np.bincount(chars.owner_index(np.flatnonzero(cjk_mask(built.char_codes))), minlength=n)
+    word_count = np.diff(words.bounds)
+    cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
+    table.units[lo:lo + n] = np.where(cjk, cjk_count + word_count, word_count)
+    table.cjk[lo:lo + n] = cjk
