@@ -27,12 +27,12 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-from scan_throughput import long_transcript  # noqa: E402
 
 BYTES_A_SEGMENT = 176  # what the generator writes per segment of verbose_json
 
 
 def write(path: Path, fmt: str, megabytes: float, seed: int) -> None:
+    from scan_throughput import long_transcript
     segments = int(megabytes * 1e6 / BYTES_A_SEGMENT)
     doc = orjson.loads(long_transcript(segments / 1000, segments, seed))
     if fmt == "verbose_json":
@@ -55,15 +55,18 @@ def _clock(seconds: float) -> str:
 
 
 def child_env(size: int) -> dict:
-    # degen refuses inputs over 256 MB unless told otherwise.
-    return {**os.environ, "PYTHONPATH": str(ROOT), "DEGEN_MAX_INPUT_MB": str(int(size / 1e6) + 100)}
+    # The degen of $PYTHONPATH when set (to compare trees), else this one. degen refuses
+    # inputs over 256 MB unless told otherwise.
+    return {**os.environ, "PYTHONPATH": os.environ.get("PYTHONPATH") or str(ROOT),
+            "DEGEN_MAX_INPUT_MB": str(int(size / 1e6) + 100)}
 
 
 def peak_rss(path: Path) -> tuple[int, float]:
     """(peak RSS in bytes, CPU seconds) of `degen scan path` in a child process (wait4
     gives that child's own figures, not the largest child's so far)."""
+    # Run from the file's folder: `python -m` puts the working folder before PYTHONPATH.
     child = subprocess.Popen([sys.executable, "-m", "degen", "scan", str(path)], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, env=child_env(path.stat().st_size))
+                             stderr=subprocess.PIPE, env=child_env(path.stat().st_size), cwd=path.parent)
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     error = child.stderr.read().decode()
@@ -107,11 +110,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="degen-mem-") as tmp:
         for i, fmt in enumerate(formats):
             path = Path(tmp) / f"long.{ {'verbose_json': 'json', 'manifest': 'jsonl'}.get(fmt, fmt) }"
-            write(path, fmt, args.mb, args.seed)
+            # Written by a child: a child's peak RSS counts the memory of the process it
+            # was spawned from (Linux carries the high-water mark over exec), so this one
+            # must stay small.
+            subprocess.run([sys.executable, __file__, "--write", fmt, str(path), str(args.mb), str(args.seed)],
+                           check=True)
             size = path.stat().st_size
             if args.phases and i == 0:
                 print(f"{fmt}: RSS by phase")
-                subprocess.run([sys.executable, "-c", PHASES, str(path)], env=child_env(size), check=True)
+                subprocess.run([sys.executable, "-c", PHASES, str(path)], env=child_env(size), check=True,
+                               cwd=path.parent)
             started = time.perf_counter()
             rss, cpu = peak_rss(path)
             print(f"{fmt:12s} {size / 1e6:5.0f} MB: peak RSS {rss / 1e6:5.0f} MB = {rss / size:4.1f}x the file "
@@ -120,4 +128,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--write"]:
+        write(Path(sys.argv[3]), sys.argv[2], float(sys.argv[4]), int(sys.argv[5]))
+    else:
+        main()
