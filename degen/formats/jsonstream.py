@@ -197,5 +197,5 @@ def _packed_items(read, span, positions, kinds, item_commas) -> jsonfmt.PackedIt
         items = orjson.loads(b"[" + read(bounds[k] + 1, bounds[stop]) + b"]")
         if len(items) != stop - k:
             return None
-        blocks.append(jsonfmt.PackedItems.pack(items))
-    return jsonfmt.PackedItems.from_blocks(blocks, len(bounds) - 1)
+        blocks.append(jsonfmt.PackedItems.pack(items, compress=True))
+    return jsonfmt.PackedItems.from_blocks(blocks, len(bounds) - 1, compressed=True)
