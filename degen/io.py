@@ -19,7 +19,7 @@ import orjson
 
 from . import formats
 from .errors import FormatError, OutputError
-from .model import Transcript
+from .model import Transcript, give_back_free_memory
 
 STDIO = "-"
 DEFAULT_MAX_INPUT_MB = 256
@@ -100,9 +100,13 @@ def read_bytes(path: str | os.PathLike) -> bytes:
 def read_transcript(path: str | os.PathLike, format: str | None = None) -> Transcript:
     """Read a transcript file (``-`` for stdin), sniffing its format unless given."""
     name = str(path)
-    data = [read_bytes(path)]
     label = "<stdin>" if name == STDIO else name
     extension = Path(name).suffix.lower()
+    if format is None and extension not in JSON_LINES and name != STDIO:
+        streamed = _streamed_json(path)
+        if streamed is not None:
+            return streamed
+    data = [read_bytes(path)]
     try:
         if format is None and extension not in JSON_LINES:
             document = _json_document(data)
@@ -118,6 +122,30 @@ def read_transcript(path: str | os.PathLike, format: str | None = None) -> Trans
 
 
 JSON_LINES = (".jsonl", ".ndjson")  # a one-line JSON Lines file is read as JSON Lines: left to sniffing
+
+
+# From this size on, a JSON file is first tried piece by piece (formats.jsonstream): parsed
+# whole, a verbose_json response takes about six times its size at once.
+STREAMED_JSON_BYTES = 32 * 2 ** 20
+
+
+def _streamed_json(path) -> Transcript | None:
+    """A large verbose_json file's transcript read in pieces, or None (read it whole)."""
+    size = check_regular_file(path, limit=max_input_bytes())
+    if size < STREAMED_JSON_BYTES:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(16).lstrip(b" \t\r\n")
+        if head[:1] != b"{":
+            return None
+        transcript = formats.jsonstream.read_file(path, size)
+    except OSError:
+        return None  # the whole read names the problem
+    except FormatError as exc:  # a bad stamp in the markup: what the whole read would say
+        raise exc.at(str(path)) from None
+    give_back_free_memory()  # the markup's pages, dropped with the document
+    return transcript
 
 
 def _json_document(data: list[bytes]):

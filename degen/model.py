@@ -210,3 +210,29 @@ class Transcript:
 
     def with_segments(self, segments: Iterable[Segment]) -> "Transcript":
         return Transcript(tuple(segments), self.format, self.meta)
+
+
+def give_back_free_memory() -> None:
+    """Return the C heap's free pages to the system (glibc only; elsewhere nothing).
+
+    Reading or scanning a large transcript frees, at a few known points, hundreds of MB of
+    blocks that glibc keeps mapped: arrays up to its adaptive mmap threshold (up to 32 MB)
+    come from the heap, whose free middle is never returned on its own. A trim takes a few
+    milliseconds and only matters after a large input, so callers use it there only.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+_TRIM: list = []
+
+
+def _malloc_trim():
+    if not _TRIM:
+        try:
+            import ctypes
+            _TRIM.append(ctypes.CDLL("libc.so.6").malloc_trim)
+        except (OSError, AttributeError):  # not glibc (macOS, musl, Windows)
+            _TRIM.append(None)
+    return _TRIM[0]

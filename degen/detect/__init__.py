@@ -30,6 +30,7 @@ import numpy as np
 
 from .periodic import Runs
 from .tokens import Stream, build_streams
+from . import windowed
 
 __all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
            "LOOP_KINDS", "TIMING_KINDS", "HALLUCINATION_KINDS", "compression_ratio", "Lexicon", "load_lexicon", "lexicon_for"]
@@ -71,19 +72,24 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     """
     texts = transcript.columns().texts
     independent = bool(transcript.meta.get("independent"))
-    built = build_streams(texts)
-    streams = built.all()
-    runs = [find_runs(s, config) for s in streams]
-    table = SegmentTable.build(transcript, built)
-    loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
-    speakers = np.array([s or "" for s in table.speakers], dtype=object)
-    for speaker in ([] if independent else _interleaved_speakers(table.speakers)):
-        # A loop of one speaker may be interrupted by another's segments.
-        mine = np.flatnonzero(speakers == speaker)
-        for stream in (built.chars.subset(mine), built.words.subset(mine)):
-            found = _crossing_turns(stream, find_runs(stream, config))
-            loops += loop_findings(stream, found, transcript, table, config, speaker)
-    keys = built.keys
+    by_window = None if independent else windowed.stream_loops(transcript, config)  # a large text
+    if by_window is not None:
+        loops, table, keys, (unit, count) = by_window
+    else:
+        built = build_streams(texts)
+        streams = built.all()
+        runs = [find_runs(s, config) for s in streams]
+        table = SegmentTable.build(transcript, built)
+        loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
+        speakers = np.array([s or "" for s in table.speakers], dtype=object)
+        for speaker in ([] if independent else _interleaved_speakers(table.speakers)):
+            # A loop of one speaker may be interrupted by another's segments.
+            mine = np.flatnonzero(speakers == speaker)
+            for stream in (built.chars.subset(mine), built.words.subset(mine)):
+                found = _crossing_turns(stream, find_runs(stream, config))
+                loops += loop_findings(stream, found, transcript, table, config, speaker)
+        keys = built.keys
+        unit, count = max_repetition(streams, runs, transcript)
     if independent:
         loops = _each_alone(loops, transcript, config)
     else:
@@ -96,7 +102,6 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     if independent:  # durations of separate utterances owe each other nothing
         timing = [f for f in timing if f.kind != "uniform_durations"]
     timing = _absorbed(timing, loops)
-    unit, count = max_repetition(streams, runs, transcript)
     ratios = window_ratios(table, texts)
     findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
     return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count,

@@ -167,6 +167,10 @@ class Streams:
 
 
 def build_streams(texts: list[str]) -> Streams:
+    from . import windowed
+    blockwise = windowed.build_streams(texts)  # a large text: the same streams, a block at a time
+    if blockwise is not None:
+        return blockwise
     joined = SEP.join(texts)
     if joined.count(SEP) != max(len(texts) - 1, 0):  # a text holds the separator itself
         joined = SEP.join(t.replace(SEP, " ") for t in texts)

@@ -29,7 +29,7 @@ from typing import Callable
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, jsonfmt, jsonl, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
+from . import console, jsonfmt, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
 
 
 @dataclass(frozen=True)

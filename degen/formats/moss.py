@@ -45,47 +45,124 @@ def parse_columns(text: str, listed: list | None = None):
     ``jsonfmt.PackedItems``), kept in each segment's extra (in order) so that writing back
     loses none of their fields.
     """
-    # [prefix, end?, sep?, start, speaker, body, end?, sep?, start, speaker, body, ...]:
-    # the end and sep in front of an opening close the segment before it.
-    parts = _SPLIT.split(text)
-    if len(parts) == 1:
-        raise FormatError("no MOSS segment found (expected '[start][S01]text[end]')",
-                          hint="check that this is MOSS-Transcribe-Diarize output")
-    prefix = parts[0] + (f"[{parts[1]}]{parts[2]}" if parts[1] is not None else "")
-    starts_raw, texts = parts[3::5], parts[5::5]
-    names: dict[str, str] = {}  # one string per speaker, not one per segment (52 bytes each)
-    speakers = [names.setdefault(s, s) for s in parts[4::5]]
-    ends_raw = [e or "" for e in parts[6::5]]
-    seps = [p or "" for p in parts[7::5]]
-    head, first_end, first_sep = parts[0], parts[1], parts[2]
-    open_end = first_end is None
-    del parts  # five references a segment: not kept alive by ``build``
-    headless = _HEADLESS.match(head)
-    if headless:  # read it as a segment from 0 (to its closing stamp or the next start), not hide it
-        prefix = headless.group(1)
-        starts_raw.insert(0, "")
-        speakers.insert(0, headless.group(2))
-        texts.insert(0, headless.group(3))
-        ends_raw.insert(0, first_end or starts_raw[1])
-        seps.insert(0, first_sep or "")
-    tail = _TAIL.search(texts[-1])
-    if tail:
-        texts[-1] = texts[-1][:tail.start()]
-    ends_raw.append(tail.group(1) if tail else "")
-    seps.append(tail.group(2) if tail else "")
-    starts = np.fromiter((float(s or 0) for s in starts_raw) if headless else map(float, starts_raw),
-                         dtype=np.float64, count=len(starts_raw))
-    closed = np.fromiter(map(bool, ends_raw), dtype=bool, count=len(ends_raw))
-    ends = starts.copy()
-    if closed.any():
-        ends[closed] = np.fromiter(map(float, filter(None, ends_raw)), dtype=np.float64)
-    _check_range(starts, "start")
-    _check_range(ends, "end")
-    listed = listed or []
-    columns = Columns(texts, speakers, starts, ends, closed)
-    # The stamps as written, for a faithful write-back: packed into one string each (a
-    # str object per stamp costs about 55 bytes, a third of a typical segment's share).
-    starts_raw, ends_raw, seps = Packed(starts_raw), Packed(ends_raw), Packed(seps)
+    pieces = _Pieces()
+    for a, b in _chunks(text):
+        pieces.add(_SPLIT.split(text[a:b]) if b - a < len(text) else _SPLIT.split(text))
+    return pieces.finish(listed)
+
+
+# Characters split at once. Splitting makes five strings a segment of which only the body
+# lives on; split whole, a 300 MB file's dead stamps scatter its bodies over a few hundred
+# MB of allocator arenas that can never be given back. A chunk's dead stamps leave room
+# that the next chunk's strings fill.
+CHUNK = 1 << 20
+
+
+def _chunks(text: str):
+    """(start, stop) of the chunks ``text`` is split in. Each cut falls at the start of an
+    opening match that no match crosses, so the chunks' splits laid end to end are the
+    split of the whole text."""
+    start, size = 0, len(text)
+    first = _SPLIT.search(text) if size > CHUNK else None
+    while first is not None and size - start > CHUNK:
+        cut = _cut_after(text, max(start + CHUNK, first.end()))  # the first chunk holds the first opening
+        if cut is None:
+            break
+        yield start, cut
+        start = cut
+    yield start, size
+
+
+_MATCHABLE = frozenset("0123456789.[]S")
+
+
+def _cut_after(text: str, pos: int) -> int | None:
+    """The start of the first opening match at or after ``pos`` that no other match
+    crosses (None when there is none)."""
+    found = _SPLIT.search(text, pos)
+    while found is not None:
+        cut = found.start()
+        low = cut  # matches hold only stamp characters: any match crossing the cut starts after the last other one
+        while low > 0 and (text[low - 1] in _MATCHABLE or text[low - 1].isspace()):
+            low -= 1
+        crossing = (_SPLIT.match(text, s) for s in range(low, cut) if text[s] == "[")
+        if not any(m is not None and m.end() > cut for m in crossing):
+            return cut
+        found = _SPLIT.search(text, found.end())
+    return None
+
+
+class _Pieces:
+    """Columns gathered from the chunks' splits, each chunk's stamps packed as it comes.
+
+    A split reads [head, end?, sep?, start, speaker, body, end?, sep?, start, ...]: the end
+    and sep in front of an opening close the segment before it. A chunk after the first
+    begins at an opening, so its split begins with "", then the closing stamp of the
+    previous chunk's last segment: every chunk's parts sit at the same offsets modulo 5.
+    """
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self.speakers: list[str] = []
+        self.names: dict[str, str] = {}  # one string per speaker, not one per segment (52 bytes each)
+        self.starts_raw, self.ends_raw, self.seps = _PackedBuilder(), _PackedBuilder(), _PackedBuilder()
+        self.starts: list[np.ndarray] = []
+        self.head = None  # (text before the first opening, its closing stamp, sep)
+        self.first_start = ""
+
+    def add(self, parts: list) -> None:
+        if self.head is None:
+            if len(parts) == 1:
+                raise FormatError("no MOSS segment found (expected '[start][S01]text[end]')",
+                                  hint="check that this is MOSS-Transcribe-Diarize output")
+            self.head, self.first_start = (parts[0], parts[1], parts[2]), parts[3]
+            ends, seps = parts[6::5], parts[7::5]
+        else:
+            ends, seps = parts[1::5], parts[2::5]
+        starts_raw = parts[3::5]
+        self.starts.append(np.fromiter(map(float, starts_raw), dtype=np.float64, count=len(starts_raw)))
+        self.starts_raw.add(starts_raw)
+        self.ends_raw.add([e or "" for e in ends])
+        self.seps.add([s or "" for s in seps])
+        names = self.names
+        self.speakers += [names.setdefault(s, s) for s in parts[4::5]]
+        self.texts += parts[5::5]
+
+    def finish(self, listed):
+        head, first_end, first_sep = self.head
+        prefix = head + (f"[{first_end}]{first_sep}" if first_end is not None else "")
+        texts, speakers = self.texts, self.speakers
+        headless = _HEADLESS.match(head)
+        if headless:  # read it as a segment from 0 (to its closing stamp or the next start), not hide it
+            prefix = headless.group(1)
+            self.starts_raw.insert_first("")
+            self.starts.insert(0, np.zeros(1))
+            speakers.insert(0, headless.group(2))
+            texts.insert(0, headless.group(3))
+            self.ends_raw.insert_first(first_end or self.first_start)
+            self.seps.insert_first(first_sep or "")
+        tail = _TAIL.search(texts[-1])
+        if tail:
+            texts[-1] = texts[-1][:tail.start()]
+        self.ends_raw.add([tail.group(1) if tail else ""])
+        self.seps.add([tail.group(2) if tail else ""])
+        starts = np.concatenate(self.starts)
+        ends_raw = self.ends_raw.finish()
+        closed = ends_raw.lengths() > 0
+        ends = starts.copy()
+        if closed.any():
+            ends[closed] = np.fromiter(map(float, filter(None, ends_raw)), dtype=np.float64)
+        _check_range(starts, "start")
+        _check_range(ends, "end")
+        columns = Columns(texts, speakers, starts, ends, closed)
+        return columns, _builder(columns, self.starts_raw.finish(), ends_raw, self.seps.finish(),
+                                 listed or [], headless is not None, first_end is None), prefix
+
+
+def _builder(columns: Columns, starts_raw: "Packed", ends_raw: "Packed", seps: "Packed", listed,
+             headless: bool, open_end: bool):
+    texts, speakers, starts, ends, closed = (columns.texts, columns.speakers, columns.starts, columns.ends,
+                                             columns.closed)
 
     def build(i: int) -> Segment:
         extra = {"raw_start": starts_raw[i]}
@@ -100,7 +177,7 @@ def parse_columns(text: str, listed: list | None = None):
             extra["raw_end"], extra["sep"] = ends_raw[i], seps[i]
         return Segment(Span(float(starts[i]), float(ends[i])), speakers[i], texts[i], bool(closed[i]), extra)
 
-    return columns, build, prefix
+    return build
 
 
 class Packed:
@@ -108,9 +185,11 @@ class Packed:
 
     __slots__ = ("_text", "_bounds")
 
-    def __init__(self, items: list[str]):
-        self._text = "".join(items)
-        lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    def __init__(self, items: list[str] = (), *, text: str | None = None, lengths: np.ndarray | None = None):
+        if text is None:
+            text = "".join(items)
+            lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+        self._text = text
         self._bounds = np.concatenate(([0], np.cumsum(lengths))).astype(
             np.int32 if len(self._text) < 2 ** 31 else np.int64)
 
@@ -119,6 +198,33 @@ class Packed:
 
     def __getitem__(self, i: int) -> str:
         return self._text[self._bounds[i]:self._bounds[i + 1]]
+
+    def __iter__(self):
+        text, bounds = self._text, self._bounds.tolist()
+        return (text[a:b] for a, b in zip(bounds, bounds[1:]))
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self._bounds)
+
+
+class _PackedBuilder:
+    """Lists of strings packed as they come, made one ``Packed`` at the end."""
+
+    def __init__(self):
+        self._texts: list[str] = []
+        self._lengths: list[np.ndarray] = []
+
+    def add(self, items: list[str]) -> None:
+        self._texts.append("".join(items))
+        self._lengths.append(np.fromiter(map(len, items), dtype=np.int64, count=len(items)))
+
+    def insert_first(self, item: str) -> None:
+        self._texts.insert(0, item)
+        self._lengths.insert(0, np.array([len(item)], dtype=np.int64))
+
+    def finish(self) -> Packed:
+        lengths = np.concatenate(self._lengths) if self._lengths else np.zeros(0, dtype=np.int64)
+        return Packed(text="".join(self._texts), lengths=lengths)
 
 
 def _check_range(times: np.ndarray, field: str) -> None:
