@@ -185,8 +185,11 @@ def test_audio_shorter_than_transcript_is_refused(tmp_path):
 def _fix_until_journaled(args, server, out, journal, *, lines, timeout, output):
     """`degen fix` in a subprocess, returned once its journal holds ``lines`` lines (the
     header included) or ``timeout`` seconds have passed."""
+    # Ctrl-C as at a terminal: a test run started in the background of a shell without job
+    # control has SIGINT ignored, and children inherit that.
     proc = subprocess.Popen([sys.executable, "-m", "degen", "fix", *args, "--server", server.url, "--out", str(out)],
-                            stdout=output, stderr=output)
+                            stdout=output, stderr=output,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and (not journal.exists() or journal.read_bytes().count(b"\n") < lines):
         time.sleep(0.05)
@@ -405,6 +408,7 @@ def test_ctrl_c_delivered_to_a_worker_thread_still_stops_the_wait():
         release.wait(10)
         return "done"
 
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as Python sets it up at a terminal
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(slow)
         ready.wait(5)
@@ -415,6 +419,7 @@ def test_ctrl_c_delivered_to_a_worker_thread_still_stops_the_wait():
                 polled(future)
         finally:
             release.set()
+            signal.signal(signal.SIGINT, before)
     assert time.monotonic() - started < 2.0
 
 
