@@ -41,14 +41,21 @@ def build_streams(texts: list[str]) -> Streams | None:
 
 
 def _segment_blocks(texts: list[str]):
-    """(first, stop) segment indices of blocks of about ``BLOCK`` characters."""
+    """(first, stop) segment indices of blocks of about ``BLOCK`` characters (one empty
+    block for no text: the streams still need their arrays)."""
+    yield from _tiles(texts, BLOCK, empty=True)
+
+
+def _tiles(texts: list[str], chars: int, empty: bool = False):
+    """(first, stop) segment ranges of about ``chars`` characters (separators counted),
+    tiling the transcript in order."""
     first, size = 0, 0
     for i, text in enumerate(texts):
         size += len(text) + 1
-        if size >= BLOCK:
+        if size >= chars:
             yield first, i + 1
             first, size = i + 1, 0
-    if first < len(texts) or not texts:
+    if first < len(texts) or (empty and not texts):
         yield first, len(texts)
 
 
@@ -238,14 +245,7 @@ class _Found:
 
 def _cores(texts: list[str]):
     """(first, stop) segment ranges of about ``WINDOW`` characters, tiling the transcript."""
-    first, size = 0, 0
-    for i, text in enumerate(texts):
-        size += len(text) + 1
-        if size >= WINDOW:
-            yield first, i + 1
-            first, size = i + 1, 0
-    if first < len(texts):
-        yield first, len(texts)
+    yield from _tiles(texts, WINDOW)
 
 
 def _window(transcript, texts, core, table, speakers, state: _Found, config) -> bool:
