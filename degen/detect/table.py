@@ -24,6 +24,15 @@ def _count_per_text(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     return np.where(np.diff(bounds) > 0, sums, 0)  # reduceat gives an empty text the next token, not 0
 
 
+def unit_counts(streams: Streams) -> tuple[np.ndarray, np.ndarray]:
+    """(speech units, whether CJK) of each segment: words, plus CJK characters in a
+    segment whose text is CJK. A segment's counts depend on its own text only."""
+    cjk_count = _count_per_text(cjk_mask(streams.char_codes), streams.chars.bounds)
+    word_count = np.diff(streams.words.bounds)
+    cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
+    return np.where(cjk, cjk_count + word_count, word_count), cjk
+
+
 @dataclass(frozen=True)
 class SegmentTable:
     start: np.ndarray
@@ -42,13 +51,7 @@ class SegmentTable:
         n = len(transcript)
         cols = transcript.columns()
         timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
-        chars, words = streams.chars, streams.words
-        ids = streams.char_codes
-        mask = cjk_mask(ids)
-        cjk_count = _count_per_text(mask, chars.bounds)
-        word_count = np.diff(words.bounds)
-        cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
-        units = np.where(cjk, cjk_count + word_count, word_count)
+        units, cjk = unit_counts(streams)
         measured = transcript.format not in DERIVED_END_FORMATS
         return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed, measured)
 

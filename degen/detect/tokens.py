@@ -200,12 +200,17 @@ def build_streams(texts: list[str]) -> Streams:
     char_codes = chars.ids if chars.ends is None else codes[chars.starts]
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
-    keep = ((flags & WORD) != 0) | is_sep
-    keys = _text(codes[keep]).split(SEP)
+    return Streams(chars, words, punct, _keys(codes, flags, is_sep), char_codes)
+
+
+def _keys(codes: np.ndarray, flags: np.ndarray, is_sep: np.ndarray) -> list[str]:
+    """Each segment's comparison key: its word characters, or its punctuation when it has
+    none (segments are parted by the separators in ``is_sep``)."""
+    keys = _text(codes[((flags & WORD) != 0) | is_sep]).split(SEP)
     if "" in keys:  # segments without content compare by their punctuation
         marks = _text(codes[((flags & PUNCT) != 0) | is_sep]).split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
-    return Streams(chars, words, punct, keys, char_codes)
+    return keys
 
 
 # Characters looked at per block by the whole-text scans (lexicon heads, shredded
@@ -310,13 +315,18 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
 
 
 def _words(codes, flags, stream) -> Stream:
+    starts, ends = _word_runs(codes, flags)
+    return stream("words", _hash_runs(codes, starts, ends), starts, ends, " ")
+
+
+def _word_runs(codes: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the words: runs of word characters."""
     word = (flags & WORD) != 0
     # An apostrophe between two word characters belongs to the word (let's, l'eau).
     apostrophe = (codes == _APOSTROPHES[0]) | (codes == _APOSTROPHES[1])
     inner = np.zeros_like(word)
     inner[1:-1] = apostrophe[1:-1] & word[:-2] & word[2:]
-    starts, ends = _runs(word | inner)
-    return stream("words", _hash_runs(codes, starts, ends), starts, ends, " ")
+    return _runs(word | inner)
 
 
 def _punct(codes, flags, is_sep, stream) -> Stream:

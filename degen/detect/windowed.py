@@ -22,7 +22,7 @@ import numpy as np
 
 from ..model import give_back_free_memory
 from . import tokens
-from .tokens import SEP, WORD, Stream, Streams
+from .tokens import SEP, Stream, Streams
 
 BLOCK = 1 << 20  # characters a block; a block's arrays take about 25 bytes a character
 SMALLEST = 8 * BLOCK  # below this the whole-text build is used: its peak is small anyway
@@ -90,31 +90,17 @@ def _block(norm: str, offset: int, last: bool) -> dict | None:
         return None
     chars = tokens._chars(norm, codes, flags, _collect)
     punct = tokens._punct(codes, flags, is_sep, _collect)
-    words = _word_runs(codes, flags)
+    words = tokens._word_runs(codes, flags)  # hashed later, whole
     keys = _keys(codes, flags, is_sep, last)
     return {"offset": offset, "chars": chars, "punct": punct, "words": words, "keys": keys,
             "seps": np.flatnonzero(is_sep) + offset}
-
-
-def _word_runs(codes: np.ndarray, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends) of the words, as ``tokens._words`` finds them (hashed later, whole)."""
-    word = (flags & WORD) != 0
-    # An apostrophe between two word characters belongs to the word (let's, l'eau).
-    apostrophe = (codes == tokens._APOSTROPHES[0]) | (codes == tokens._APOSTROPHES[1])
-    inner = np.zeros_like(word)
-    inner[1:-1] = apostrophe[1:-1] & word[:-2] & word[2:]
-    return tokens._runs(word | inner)
 
 
 def _keys(codes, flags, is_sep, last: bool) -> list[str]:
     """The block's segment keys, as ``tokens.build_streams`` makes them."""
     if not last:  # the separator that ends the block starts no segment here
         codes, flags, is_sep = codes[:-1], flags[:-1], is_sep[:-1]
-    keys = tokens._text(codes[((flags & WORD) != 0) | is_sep]).split(SEP)
-    if "" in keys:  # segments without content compare by their punctuation
-        marks = tokens._text(codes[((flags & tokens.PUNCT) != 0) | is_sep]).split(SEP)
-        keys = [k or m for k, m in zip(keys, marks)]
-    return keys
+    return tokens._keys(codes, flags, is_sep)
 
 
 class _Codes:
@@ -193,8 +179,6 @@ def _punct_ids(parts: list[dict]) -> np.ndarray:
 
 WINDOW = 1 << 20  # characters of a window's core
 CONTEXT = 256  # segments on either side of the core, doubled while a kept run may reach an edge
-
-
 
 
 def stream_loops(transcript, config):
@@ -341,13 +325,8 @@ def _empty_table(transcript):
 
 
 def _fill_table(table, lo: int, built: Streams) -> None:
-    """Speech units of the window's segments, as ``SegmentTable.build`` counts them: a
-    segment's counts depend on its own text only."""
-    from .script import cjk_mask, is_cjk
-    n = len(built.keys)
-    chars, words = built.chars, built.words
-    cjk_count = np.bincount(chars.owner_index(np.flatnonzero(cjk_mask(built.char_codes))), minlength=n)
-    word_count = np.diff(words.bounds)
-    cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
-    table.units[lo:lo + n] = np.where(cjk, cjk_count + word_count, word_count)
-    table.cjk[lo:lo + n] = cjk
+    """Speech units of the window's segments, as ``SegmentTable.build`` counts them."""
+    from .table import unit_counts
+    units, cjk = unit_counts(built)
+    table.units[lo:lo + units.size] = units
+    table.cjk[lo:lo + cjk.size] = cjk
