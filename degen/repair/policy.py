@@ -7,6 +7,7 @@ the library and the command line alike.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..detect import DEFAULT, DetectConfig
@@ -162,6 +163,6 @@ class Policy:
         else:
             steps = tuple(schedule) if schedule else ESCALATION
         if repetition_penalty is not None:
-            steps = tuple(Step(s.temperature, repetition_penalty, s.context, s.pieces) for s in steps)
+            steps = tuple(dataclasses.replace(s, repetition_penalty=repetition_penalty) for s in steps)
         extra = {} if anchor_seconds is None else {"anchor_seconds": anchor_seconds}
         return cls(steps=steps, config=config, evidence=evidence or EvidenceConfig(), **extra)
