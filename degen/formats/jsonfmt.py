@@ -54,8 +54,12 @@ def check_writable(doc: Any, where: str | None = None) -> None:
     try:
         orjson.dumps(doc)
     except orjson.JSONEncodeError as exc:
-        raise FormatError(f"JSON cannot be written back ({exc})", where=where,
-                          hint="nesting is limited to 254 levels; flatten the document") from None
+        raise _unwritable(exc, where) from None
+
+
+def _unwritable(exc: orjson.JSONEncodeError, where: str | None = None) -> FormatError:
+    return FormatError(f"JSON cannot be written back ({exc})", where=where,
+                       hint="nesting is limited to 254 levels; flatten the document")
 
 
 def shape_of(doc: Any) -> str:
@@ -91,12 +95,30 @@ def from_doc(doc, shape: str | None = None, *, from_json: bool = True) -> Transc
     # A top-level text (MOSS markup: half the file) is one string, which cannot nest, and
     # orjson wrote every string it read: checking the rest is enough, at half the cost.
     # (A printed Python dict may hold a string orjson cannot write: from_python checks it whole.)
-    check_writable({**doc, "text": None} if isinstance(doc, dict) and isinstance(doc.get("text"), str) else doc)
+    rest = {**doc, "text": None} if isinstance(doc, dict) and isinstance(doc.get("text"), str) else doc
+    packed = None
+    if found == "sglang_verbose" and from_json and isinstance(doc["segments"], list):
+        # Packing serialises every item as deep as the document holds it: that is their check.
+        packed = _packed_checked(doc["segments"])
+        rest = {**rest, "segments": None}
+    check_writable(rest)
     if shape is not None and found != shape:
         raise FormatError(f"this JSON is '{found}', not '{shape}'", hint=f"use --format {found}")
+    if packed is not None:
+        return read_sglang_verbose(doc, packed)
     if found == "sglang_verbose":
         return _read_sglang_verbose(doc, packed=from_json)
     return _READERS[found](doc)
+
+
+def _packed_checked(items: list) -> "PackedItems":
+    """``PackedItems(items)``, refusing what ``check_writable`` refuses in a document's
+    segment list (packing writes each item one level deeper than its block, as deep as
+    ``{"segments": [item]}`` holds it)."""
+    try:
+        return PackedItems(items)
+    except orjson.JSONEncodeError as exc:
+        raise _unwritable(exc) from None
 
 
 def number(value: Any, where: str, key: str) -> float:
@@ -205,7 +227,10 @@ class PackedItems:
         2.4 times the text here), and the copy lets that go at once."""
         if compress:
             return zlib.compress(orjson.dumps(block), 1)
-        return bytes(memoryview(orjson.dumps(block)))
+        # Written inside one more list, whose brackets are cut off (orjson writes no
+        # spaces, so the bytes are the block's own): the items sit as deep as in
+        # {"segments": [...]}, so a block that packs is a segment list that writes back.
+        return bytes(memoryview(orjson.dumps([block]))[1:-1])
 
     @classmethod
     def from_blocks(cls, blocks: list[bytes], size: int, compressed: bool = False) -> "PackedItems":
