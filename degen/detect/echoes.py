@@ -45,8 +45,10 @@ def _echo_starts(keys: list[str], speakers) -> list[int]:
     if len(keys) < 2:
         return []
     lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-    names: dict = {}
-    voice = np.fromiter((names.setdefault(s, len(names)) for s in speakers), dtype=np.int64, count=len(speakers))
+    # Neighbours' speakers compared as objects (str or None, ``==`` as a dict would), in
+    # one array operation rather than a Python step per segment.
+    voice = np.empty(len(speakers), dtype=object)
+    voice[:] = speakers
     maybe = np.flatnonzero((lengths[1:] > 0) & (lengths[1:] < lengths[:-1]) & (voice[1:] == voice[:-1]))
     return [i for i in maybe.tolist() if keys[i].endswith(keys[i + 1])]
 
