@@ -107,6 +107,9 @@ class _Pieces:
         self.names: dict[str, str] = {}  # one string per speaker, not one per segment (52 bytes each)
         self.starts_raw, self.ends_raw, self.seps = _PackedBuilder(), _PackedBuilder(), _PackedBuilder()
         self.starts: list[np.ndarray] = []
+        # The closing stamps' values, parsed while their strings are at hand (reading them
+        # back out of ``ends_raw`` slices each one anew): one array per ``ends_raw.add``.
+        self.end_values: list[np.ndarray] = []
         self.head = None  # (text before the first opening, its closing stamp, sep)
         self.first_start = ""
 
@@ -122,11 +125,21 @@ class _Pieces:
         starts_raw = parts[3::5]
         self.starts.append(np.fromiter(map(float, starts_raw), dtype=np.float64, count=len(starts_raw)))
         self.starts_raw.add(starts_raw)
-        self.ends_raw.add([e or "" for e in ends])
+        self._add_ends([e or "" for e in ends])
         self.seps.add([s or "" for s in seps])
         names = self.names
         self.speakers += [names.setdefault(s, s) for s in parts[4::5]]
         self.texts += parts[5::5]
+
+    def _add_ends(self, ends: list[str], first: bool = False) -> None:
+        """Closing stamps ("" where a segment has none), at the end or ``first``."""
+        values = np.fromiter(map(float, filter(None, ends)), dtype=np.float64)
+        if first:
+            self.ends_raw.insert_first(ends[0])
+            self.end_values.insert(0, values)
+        else:
+            self.ends_raw.add(ends)
+            self.end_values.append(values)
 
     def finish(self, listed):
         head, first_end, first_sep = self.head
@@ -139,19 +152,19 @@ class _Pieces:
             self.starts.insert(0, np.zeros(1))
             speakers.insert(0, headless.group(2))
             texts.insert(0, headless.group(3))
-            self.ends_raw.insert_first(first_end or self.first_start)
+            self._add_ends([first_end or self.first_start], first=True)
             self.seps.insert_first(first_sep or "")
         tail = _TAIL.search(texts[-1])
         if tail:
             texts[-1] = texts[-1][:tail.start()]
-        self.ends_raw.add([tail.group(1) if tail else ""])
+        self._add_ends([tail.group(1) if tail else ""])
         self.seps.add([tail.group(2) if tail else ""])
         starts = np.concatenate(self.starts)
         ends_raw = self.ends_raw.finish()
         closed = ends_raw.lengths() > 0
         ends = starts.copy()
         if closed.any():
-            ends[closed] = np.fromiter(map(float, filter(None, ends_raw)), dtype=np.float64)
+            ends[closed] = np.concatenate(self.end_values)  # the non-empty stamps, in order
         _check_range(starts, "start")
         _check_range(ends, "end")
         columns = Columns(texts, speakers, starts, ends, closed)
