@@ -49,7 +49,19 @@ def test_heads_of_one_phrase():
     heads = Heads.of(["thanks"])
     import numpy as np
     codes = np.frombuffer("okthanksthathanks".encode("utf-32-le"), dtype=np.uint32)
-    assert heads.candidates(codes).tolist() == [2, 8, 11]
+    # "tha" at 8 begins "thatha", not "thanks": the three characters after the head
+    # rule it out before any regex attempt.
+    assert heads.candidates(codes).tolist() == [2, 11]
+
+
+def test_heads_keep_short_phrases_and_starts_near_the_end():
+    import numpy as np
+
+    def found(phrases, text):
+        return Heads.of(phrases).candidates(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)).tolist()
+
+    assert found(["thanks", "that"], "okthanksthathanks") == [2, 8, 11]  # "that" is shorter than two heads
+    assert found(["thanks"], "xxthank") == [2]  # too near the end to read three more: kept for the regex
 
 
 @settings(max_examples=200, deadline=None)

@@ -31,6 +31,11 @@ class Heads:
         pairs: per pair of neighbouring leading positions (k, k+1), a table over
             ``id_k * width + id_k+1``: does some phrase start so?
         keys: the leading characters of every phrase packed into one number, sorted.
+        next_keys: for phrases of ``2 * size`` characters or more, their leading
+            characters and the ``size`` after them, mixed into one number, sorted;
+            ``short``: the packed leading characters of the shorter phrases. Tested after
+            ``keys``, they drop most starts a long phrase only begins like ("tha" of
+            "that" for "thanks"), each of which would cost a regex attempt.
     """
 
     size: int
@@ -39,6 +44,8 @@ class Heads:
     pairs: tuple[np.ndarray, ...]
     firsts: np.ndarray
     keys: np.ndarray
+    next_keys: np.ndarray
+    short: np.ndarray
 
     @classmethod
     def of(cls, phrases) -> "Heads":
@@ -56,7 +63,17 @@ class Heads:
             for k in range(size - 1):
                 pairs[k][int(ids[ord(p[k])]) * width + int(ids[ord(p[k + 1])])] = True
         keys = np.unique(np.array([_pack([ord(c) for c in p[:size]]) for p in phrases], dtype=np.uint64))
-        return cls(size, ids, width, pairs, firsts, keys)
+        reach = 2 * size
+        next_keys = np.unique(np.array([_mix(_pack([ord(c) for c in p[:size]]), _pack([ord(c) for c in p[size:reach]]))
+                                        for p in phrases if len(p) >= reach], dtype=np.uint64))
+        short = np.unique(np.array([_pack([ord(c) for c in p[:size]]) for p in phrases if len(p) < reach],
+                                   dtype=np.uint64))
+        return cls(size, ids, width, pairs, firsts, keys, next_keys, short)
+
+    @property
+    def reach(self) -> int:
+        """Characters from a start that ``candidates`` looks at."""
+        return 2 * self.size
 
     def candidates(self, codes: np.ndarray) -> np.ndarray:
         """Positions of ``codes`` where some phrase's leading characters stand."""
@@ -71,9 +88,37 @@ class Heads:
         packed = np.zeros(positions.size, dtype=np.uint64)
         for k in range(self.size):
             packed = (packed << np.uint64(BITS)) | codes[positions + k].astype(np.uint64)
-        found = np.searchsorted(self.keys, packed)
-        hit = self.keys[np.minimum(found, self.keys.size - 1)] == packed
-        return positions[hit]
+        hit = _member(self.keys, packed)
+        positions, packed = positions[hit], packed[hit]
+        # The next ``size`` characters, where the text has them (a start too near its end
+        # is kept: ``pattern.match`` settles it).
+        inside = np.flatnonzero(positions + self.reach <= codes.size)
+        following = np.zeros(inside.size, dtype=np.uint64)
+        for k in range(self.size, self.reach):
+            following = (following << np.uint64(BITS)) | codes[positions[inside] + k].astype(np.uint64)
+        keep = np.ones(positions.size, dtype=bool)
+        keep[inside] = _member(self.short, packed[inside]) | _member(self.next_keys, _mix(packed[inside], following))
+        return positions[keep]
+
+
+def _member(sorted_keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is in ``sorted_keys``."""
+    if sorted_keys.size == 0:
+        return np.zeros(values.size, dtype=bool)
+    found = np.searchsorted(sorted_keys, values)
+    return sorted_keys[np.minimum(found, sorted_keys.size - 1)] == values
+
+
+_MIX = 0x9E3779B97F4A7C15  # odd: lead * _MIX is a bijection mod 2**64
+
+
+def _mix(lead, following):
+    """One 64-bit number for (leading, following) characters, each packed: unequal pairs
+    rarely mix equal, and a chance equality only keeps a start the regex then rejects."""
+    if isinstance(lead, int):
+        return ((lead * _MIX) & (2 ** 64 - 1)) ^ following
+    with np.errstate(over="ignore"):
+        return (lead * np.uint64(_MIX)) ^ following
 
 
 def _pack(codes: list[int]) -> int:
@@ -86,7 +131,7 @@ def _pack(codes: list[int]) -> int:
 def candidates(heads: Heads, text: str) -> np.ndarray:
     """Every position of ``text`` where a phrase's leading characters stand (block by
     block; a phrase start near a block's end needs ``size - 1`` characters of the next)."""
-    return positions_by_block(text, heads.candidates, heads.size - 1)
+    return positions_by_block(text, heads.candidates, heads.reach - 1)
 
 
 def finditer(pattern, heads: Heads, text: str) -> list:
