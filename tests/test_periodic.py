@@ -68,6 +68,19 @@ def test_period_by_period_search_equals_naive_reference(ids, max_period, min_cou
     assert fast == naive_tandem(ids, max_period, min_count)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=120), st.integers(1, 12), st.integers(2, 4), st.integers(1, 40))
+def test_blockwise_sampling_equals_naive_reference(ids, max_period, min_count, block):
+    """The sampled search reads the ids a block of ``SAMPLE_BLOCK`` bytes at a time for
+    every period: blocks of a few ids put block edges everywhere a sample can fall."""
+    ids = np.array(ids, dtype=np.int32)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(periodic, "DENSE_BUDGET", 0)
+        patch.setattr(periodic, "SAMPLE_BLOCK", block * ids.itemsize)
+        fast = as_tuples(tandem_repeats(ids, max_period, min_count))
+    assert fast == naive_tandem(ids.tolist(), max_period, min_count)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 1000), min_size=1, max_size=12, unique=True), st.integers(2, 40),
        st.lists(st.integers(2000, 3000), max_size=10), st.lists(st.integers(4000, 5000), max_size=10))

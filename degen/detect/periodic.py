@@ -45,8 +45,9 @@ def _ranges(begin: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - offsets + np.repeat(begin, lengths)
 
 
-def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """(start, match-run length) of maximal runs with at least ``min_count`` copies.
+def _runs_at(ids: np.ndarray, p: int, min_count: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(start, match-run length) of maximal runs with at least ``min_count`` copies
+    (``first``: the candidates, ``_sampled_candidates``' for ``p``, when found already).
 
     A run of ``L >= (min_count - 1) * p`` matches covers at least ``min_count - 1``
     consecutive multiples of ``p``, so comparing only at multiples of ``p`` (n/p
@@ -55,15 +56,9 @@ def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.nd
     compares, not ``n * max_period``.
     """
     n = ids.size
-    hits = ids[0:n - p:p] == ids[p:n:p][:(n - p + p - 1) // p]
-    # Candidates: where min_count - 1 sampled hits follow each other. Shifted ANDs keep
-    # this to a few passes over n/p booleans, and leave only the (rare) candidates to
-    # index, where listing every run of hits would touch each one of them.
     need = min_count - 1
-    chained = hits
-    for k in range(1, need):
-        chained = chained[:-1] & hits[k:]
-    first = np.flatnonzero(chained)
+    if first is None:
+        first = _chained_hits(ids[0:n:p], need)
     if p > 1 and first.size:
         first = first[_plausible(ids, p, first, need)]
     if first.size == 0:
@@ -78,6 +73,45 @@ def _runs_at(ids: np.ndarray, p: int, min_count: int) -> tuple[np.ndarray, np.nd
     lengths = ends - starts
     keep = lengths >= p * (min_count - 1)
     return starts[keep], lengths[keep]
+
+
+def _chained_hits(samples: np.ndarray, need: int) -> np.ndarray:
+    """Indices j where ``samples[j + k] == samples[j + k + 1]`` for every k < ``need``.
+    Candidates: where ``need`` sampled hits follow each other. Shifted ANDs keep this to
+    a few passes over the samples, and leave only the (rare) candidates to index, where
+    listing every run of hits would touch each one of them."""
+    chained = hits = samples[:-1] == samples[1:]
+    for k in range(1, need):
+        chained = chained[:-1] & hits[k:]
+    return np.flatnonzero(chained)
+
+
+# Bytes of ids compared for every period before moving on: the samples of period p are
+# every p-th id, so on a long stream each period would read the whole array again from
+# memory (5 MB of characters, 64 times); a block this size stays in the core's cache
+# while all the periods read it.
+SAMPLE_BLOCK = 1 << 20
+
+
+def _sampled_candidates(ids: np.ndarray, top: int, need: int) -> list[np.ndarray]:
+    """``_chained_hits(ids[::p], need)`` for every period p = 1..top (item p - 1), found
+    block by block of ids: block [a, a + step) owns the samples j with a <= j * p <
+    a + step, and reads the ``need`` samples after its last one too."""
+    n = ids.size
+    step = max(1, SAMPLE_BLOCK // ids.itemsize)
+    found: list[list[np.ndarray]] = [[] for _ in range(top)]
+    for a in range(0, n, step):
+        for p in range(1, top + 1):
+            count = -(-(n - p) // p)  # samples j with a next one: j * p < n - p
+            j0, j1 = -(-a // p), min(-(-(a + step) // p), count)
+            if j1 <= j0 or min(j1 + need - 1, count) - j0 < need:
+                continue
+            chained = _chained_hits(ids[j0 * p:min(j1 + need - 1, count) * p + 1:p], need)
+            here = chained[chained < j1 - j0]
+            if here.size:
+                found[p - 1].append(here + j0)
+    empty = np.zeros(0, dtype=np.int64)
+    return [np.concatenate(f) if f else empty for f in found]
 
 
 def _plausible(ids: np.ndarray, p: int, first: np.ndarray, need: int) -> np.ndarray:
@@ -126,8 +160,9 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     out_s, out_p, out_l = [], [], []
     top = min(max_period, len(ids) // 2)
     dense = _dense_runs(ids, top, scan_count) if ids.size * top <= DENSE_BUDGET else None
+    sampled = _sampled_candidates(ids, top, scan_count - 1) if dense is None else None
     for p in sorted(dense) if dense is not None else range(1, top + 1):
-        starts, lengths = dense[p] if dense is not None else _runs_at(ids, p, scan_count)
+        starts, lengths = dense[p] if dense is not None else _runs_at(ids, p, scan_count, sampled[p - 1])
         if starts.size:
             keep = np.ones(starts.size, dtype=bool)
             for q in _divisors(p):
