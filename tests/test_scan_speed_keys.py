@@ -42,3 +42,19 @@ def test_a_phrase_cut_between_keys_is_found_only_joined():
         separated, joined = LEXICON.finditer_keys(keys)
     assert [m.group() for m in separated] == [phrase]
     assert [m.group() for m in joined] == [phrase, phrase]
+
+
+def _key_by_definition(text: str) -> str:
+    """A segment's key one character at a time: its word characters, else its punctuation."""
+    from degen.detect import tokens
+    norm = tokens.normalize(text.replace(SEP, " "))
+    words = "".join(c for c in norm if tokens._flag(ord(c)) & tokens.WORD)
+    return words or "".join(c for c in norm if tokens._flag(ord(c)) & tokens.PUNCT)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="aZé字ßİ'. !\x1f\u0301😀\uff21", max_size=8), min_size=1, max_size=10))
+def test_stream_keys_are_the_definition(texts):
+    # BMP and astral code points, clusters (U+0301), full width, the separator itself.
+    from degen.detect.tokens import build_streams
+    assert build_streams(texts).keys == [_key_by_definition(t) for t in texts]
