@@ -37,3 +37,16 @@ def test_end_times_are_their_own_stamps(text, chunk):
             assert columns.closed[i] and columns.ends[i] == float(raw)
         else:
             assert not columns.closed[i] and columns.ends[i] == columns.starts[i]
+
+
+_OLD_SPLIT = r"\[(?:([0-9]+(?:\.[0-9]+)?)\]((?:(?!\[)\s)*)\[)?([0-9]+(?:\.[0-9]+)?)\]\[(S[0-9]{2,})\]"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_BODY, _STAMP.map(lambda s: f"[{s}]"), st.sampled_from(["[S01]", "[S12]", "["]),
+                          st.text(alphabet=" \t\n\u3000\xa0\x1f\x85[]", max_size=3)), max_size=16))
+def test_split_pattern_splits_as_before(pieces):
+    # Spaces between segments were matched by a lookahead-guarded \s; now by \s*.
+    import re
+    text = "".join(pieces)
+    assert moss._SPLIT.split(text) == re.compile(_OLD_SPLIT).split(text)

@@ -31,7 +31,9 @@ def looks_like(text: str) -> bool:
 # before it when there is one, so that no pass over the bodies is needed afterwards.
 # "[" is factored out of the optional closing stamp, so the pattern starts with a literal
 # that re searches for quickly (same matches, same groups; the split takes half the time).
-_SPLIT = re.compile(r"\[(?:" + _NUM + r"\]((?:(?!\[)\s)*)\[)?" + _NUM + r"\]\[(S[0-9]{2,})\]")
+# The spaces between two segments are a plain \s* (a lookahead for "[" before each of them
+# excluded nothing \s can match, and cost 6% of the split).
+_SPLIT = re.compile(r"\[(?:" + _NUM + r"\](\s*)\[)?" + _NUM + r"\]\[(S[0-9]{2,})\]")
 _TAIL = re.compile(r"\[" + _NUM + r"\](\s*)\Z")
 # A first segment whose start stamp is missing: "[S01]text[1.50][1.60][S02]...".
 _HEADLESS = re.compile(r"\A(\s*)\[(S[0-9]{2,})\](.*)\Z", re.S)
