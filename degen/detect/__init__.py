@@ -72,7 +72,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     """
     texts = transcript.columns().texts
     independent = bool(transcript.meta.get("independent"))
-    by_window = None if independent else windowed.stream_loops(transcript, config)  # a large text
+    by_window = windowed.stream_loops(transcript, config, independent)  # a large text
     if by_window is not None:
         loops, table, keys, (unit, count) = by_window
     else:

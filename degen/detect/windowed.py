@@ -181,17 +181,19 @@ WINDOW = 1 << 20  # characters of a window's core
 CONTEXT = 256  # segments on either side of the core, doubled while a kept run may reach an edge
 
 
-def stream_loops(transcript, config):
+def stream_loops(transcript, config, independent: bool = False):
     """(stream loops, segment table, segment keys, (max repetition unit, count)) of a
     large transcript, found window by window, equal to what ``detect.analyze`` finds on
-    whole streams; None when the transcript is small or has grapheme clusters."""
+    whole streams; None when the transcript is small or has grapheme clusters.
+    ``independent`` (utterances judged each alone): no stream of a speaker's own."""
     texts = transcript.columns().texts
     if sum(map(len, texts)) < SMALLEST:
         return None
     from . import _interleaved_speakers  # the package imports this module through tokens
     table = _empty_table(transcript)
-    speakers = np.array([s or "" for s in table.speakers], dtype=object)
-    state = _Found(_interleaved_speakers(table.speakers), speakers)
+    interleaved = [] if independent else _interleaved_speakers(table.speakers)
+    speakers = np.array([s or "" for s in table.speakers], dtype=object) if interleaved else None
+    state = _Found(interleaved, speakers)
     for core in _cores(texts):
         if not _window(transcript, texts, core, table, speakers, state, config):
             return None
