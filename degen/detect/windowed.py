@@ -197,6 +197,9 @@ def stream_loops(transcript, config, independent: bool = False):
     for core in _cores(texts):
         if not _window(transcript, texts, core, table, speakers, state, config):
             return None
+        # A window's arrays come and go through the heap; what they leave free in its
+        # middle stays resident, window after window, unless given back (a few ms).
+        give_back_free_memory()
     return state.loops(), table, state.keys, state.repetition()
 
 

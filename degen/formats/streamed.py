@@ -24,6 +24,7 @@ from .sniff import _BOMS, _sniff_text, decode
 
 STREAMED_BYTES = 32 * 2 ** 20  # from this size on, a line-based file is read piece by piece
 PIECE = 1 << 22  # bytes read at a time (cut after the last newline in them)
+SAMPLE = 1 << 20  # bytes sniffed (sniffing looks at 64 KiB past the leading blanks)
 LINE_FORMATS = ("srt", "vtt", "jsonl", "manifest")
 _UTF8_BOM = b"\xef\xbb\xbf"
 # Line ends that str.splitlines knows and a split at b"\n" does not (a lone CR, form feeds,
@@ -36,24 +37,25 @@ def read_file(path, format: str | None = None, extension: str = "") -> Transcrip
     or sniffed), read piece by piece; None when it is not one of ``LINE_FORMATS`` in
     UTF-8 or anything goes wrong (read it whole then)."""
     with open(path, "rb") as handle:
-        pieces = _pieces(handle)
-        head = next(pieces, b"")
-        if any(head.startswith(bom) for bom, _ in _BOMS):
+        sample = handle.read(SAMPLE)
+        if any(sample.startswith(bom) for bom, _ in _BOMS):
             return None  # UTF-16/32: the whole read decodes it
+        complete = len(sample) < SAMPLE
+        if not complete:
+            sample = sample[:sample.rfind(b"\n") + 1]  # whole lines: no character cut
+        start = 0
+        while sample.startswith(_UTF8_BOM, start):  # byte-order marks: the whole read drops them
+            start += len(_UTF8_BOM)
+        handle.seek(start)
         try:
-            text = decode(head).lstrip("\ufeff")
-            if not text.strip():
-                return None  # its first line is further on
-            name = format or _sniffed(text, extension)
-            if name not in LINE_FORMATS or (name == "vtt" and not subtitles.looks_like_vtt(text)):
+            text = decode(sample).lstrip("\ufeff")
+            name = format or _sniffed(text, extension, complete)
+            if name not in LINE_FORMATS or not text.strip() or (name == "vtt" and not subtitles.looks_like_vtt(text)):
                 return None
+            pieces = _pieces(handle)
             if name in ("srt", "vtt"):
-                rest = (piece.decode("utf-8") for piece in pieces)
-                return subtitle_columns.read(chain([text], rest), vtt=name == "vtt")
-            while head.startswith(_UTF8_BOM):
-                head = head[len(_UTF8_BOM):]
-            return jsonl_columns.read(numbered_lines(chain([head], pieces)), name,
-                                      jsonl._style(text))
+                return subtitle_columns.read((piece.decode("utf-8") for piece in pieces), vtt=name == "vtt")
+            return jsonl_columns.read(numbered_lines(pieces), name, jsonl._style(text))
         except (FormatError, UnicodeDecodeError):
             return None
 
@@ -94,11 +96,12 @@ def numbered_lines(pieces) -> Iterator[tuple[int, bytes]]:
             yield number, line
 
 
-def _sniffed(text: str, extension: str) -> str | None:
+def _sniffed(text: str, extension: str, complete: bool) -> str | None:
     """What ``sniff.load`` would call a file starting with ``text`` (at least 64 KiB past
-    its leading blanks), when that is one of ``LINE_FORMATS``; else None."""
+    its leading blanks, or ``complete``: the whole file), when that is one of
+    ``LINE_FORMATS``; else None."""
     head = text.lstrip(" \t\r\n")
-    if len(head) < 65536 or moss.OPENING.match(head):
+    if not head or (len(head) < 65536 and not complete) or moss.OPENING.match(head):
         return None
     if head[0] in "{[":  # JSON Lines only: several lines, the first an object (no JSON document then)
         return jsonl.sniff(head[:65536]) if jsonl.looks_like(head[:65536]) else None
