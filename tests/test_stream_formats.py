@@ -195,3 +195,15 @@ def test_numbered_lines_split_as_splitlines(parts, piece):
     assert all(p.endswith(b"\n") for p in pieces[:-1])
     got = [(n, line.decode()) for n, line in streamed.numbered_lines(pieces)]
     assert got == list(enumerate(text.splitlines(), 1))
+
+
+@pytest.mark.parametrize("depth,refused", [(253, False), (254, True), (300, True)])
+def test_a_line_nested_too_deeply_to_write_back_is_refused(tmp_path, depth, refused):
+    path = tmp_path / "m.jsonl"
+    nested = "[" * depth + "]" * depth  # inside the line's object: one level more
+    path.write_text('{"text": "a", "duration": 1}\n' + '{"text": "b", "duration": 1, "x": %s}\n' % nested)
+    result = _read(path, False)
+    assert isinstance(result, str) == refused
+    if refused:
+        assert "line 2" in result and "cannot be written back" in result
+    _same(path, error=refused)
