@@ -118,7 +118,7 @@ def window_ratios(table: SegmentTable, texts: list[str]) -> list[float]:
     window = np.floor(table.start / WINDOW_SECONDS)
     cuts = np.flatnonzero(np.diff(window)) + 1
     edges = [0, *cuts.tolist(), len(texts)]
-    return [compression_ratio("".join(texts[a:b])) for a, b in zip(edges, edges[1:])]
+    return [windowed.joined_ratio(texts, a, b) for a, b in zip(edges, edges[1:])]
 
 
 def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:

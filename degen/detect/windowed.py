@@ -17,6 +17,7 @@ aligns every word to one exponent fixed by the whole text's hash blocks).
 from __future__ import annotations
 
 import dataclasses
+import zlib
 
 import numpy as np
 
@@ -335,3 +336,20 @@ def _fill_table(table, lo: int, built: Streams) -> None:
     units, cjk = unit_counts(built)
     table.units[lo:lo + units.size] = units
     table.cjk[lo:lo + cjk.size] = cjk
+
+
+RATIO_PIECE = 4096  # segments joined and encoded at a time for a window's compression ratio
+
+
+def joined_ratio(texts: list[str], first: int, stop: int) -> float:
+    """``detect.compression_ratio`` of ``texts[first:stop]`` joined, the text fed to zlib
+    a piece at a time: deflate writes the same bytes however its input is split (no flush
+    is asked for before the end), and a window that holds a whole manifest (every
+    utterance starts at 0 s) is never joined, encoded and compressed whole at once."""
+    packer, size, packed = zlib.compressobj(), 0, 0
+    for a in range(first, stop, RATIO_PIECE):
+        data = "".join(texts[a:min(a + RATIO_PIECE, stop)]).encode("utf-8")
+        size += len(data)
+        packed += len(packer.compress(data))
+    packed += len(packer.flush())
+    return size / packed if size else 0.0
