@@ -354,3 +354,21 @@ def joined_ratio(texts: list[str], first: int, stop: int) -> float:
         packed += len(packer.compress(data))
     packed += len(packer.flush())
     return size / packed if size else 0.0
+
+
+LEXICON_BLOCK = 1 << 16  # segment keys matched against the lexicon at a time
+
+
+def each_key_matches(keys: list[str], lexicon, matches) -> dict[int, list[str]]:
+    """What ``matches(keys, lexicon, lexicon.finditer_keys(keys, False)[0])`` finds (the
+    lexicon phrases in each key), a block of keys at a time: no match crosses the
+    separator between two keys (the pattern is literal phrases without it), so each
+    block's matches are the whole text's, and the keys (about a large file's size) are
+    never joined whole. ``matches``: ``hallucination.matches``."""
+    found: dict[int, list[str]] = {}
+    for first in range(0, len(keys), LEXICON_BLOCK):
+        block = keys[first:first + LEXICON_BLOCK]
+        hits, _ = lexicon.finditer_keys(block, joined_too=False)
+        for i, phrases in matches(block, lexicon, hits).items():
+            found[first + i] = phrases
+    return found
