@@ -178,7 +178,7 @@ def _punct_ids(parts: list[dict]) -> np.ndarray:
 # transcript) and is grown until none of those touches its edges; those runs, judged on
 # the window's stream, are the whole stream's findings, in the same order.
 
-WINDOW = 1 << 20  # characters of a window's core
+WINDOW = 1 << 19  # characters of a window's core
 CONTEXT = 256  # segments on either side of the core, doubled while a kept run may reach an edge
 
 
@@ -327,7 +327,8 @@ def _empty_table(transcript):
     cols = transcript.columns()
     n = len(cols.texts)
     # The columns' speaker list itself, read only: a tuple copy is 8 bytes a segment more.
-    return SegmentTable(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+    # Speech units as int32 (a segment has far fewer than 2**31): 4 bytes a segment less.
+    return SegmentTable(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool),
                         cols.speakers, cols.timed, transcript.format not in DERIVED_END_FORMATS)
 
 

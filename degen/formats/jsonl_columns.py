@@ -4,8 +4,9 @@ large files.
 ``jsonl.loads_manifest`` keeps each line's parsed object in its segment (``extra["json"]``,
 so that writing back loses no field): a dict of Python objects, a Span and a Segment are
 about 900 bytes a line, nine times a manifest line. Here a line leaves its text, speaker
-and times in columns, and its bytes, zlib-compressed a block of lines at a time; its
-segment is built from them again (the line parsed anew) when asked for.
+and times in columns, and the rest of it (for a manifest line, its object without the
+text: the bulk of a line, and what compresses worst) serialised, zlib-compressed a block
+of lines at a time; its segment is built from them again when asked for.
 
 The transcript equals ``jsonl.loads_segments``' or ``jsonl.loads_manifest``'s: the same
 segments, extras included, and the same meta (``tests/test_stream_formats.py`` holds it
@@ -20,6 +21,7 @@ from array import array
 from typing import Iterable
 
 import numpy as np
+import orjson
 
 from ..errors import FormatError
 from ..model import Columns, Segment, Transcript
@@ -63,9 +65,18 @@ class _Lines:
         self.untimed = self.untimed or span is None
         self.starts.append(math.nan if span is None else span.start)
         self.ends.append(math.nan if span is None else span.end)
-        self.block.append(line)
+        self.block.append(self._kept(item, seg, line))
         if len(self.block) == BLOCK:
             self._pack()
+
+    def _kept(self, item: dict, seg: Segment, line: bytes) -> bytes:
+        """What is kept of a line: a manifest line's object without its text (the text
+        column has it: the bulk of a line, and what compresses worst); a segment line
+        as it is (its text column lost the speaker tag)."""
+        if self.shape != "manifest":
+            return line
+        item[seg.extra["text_key"]] = None
+        return orjson.dumps(item)
 
     def _pack(self) -> None:
         self.blocks.append(zlib.compress(b"[" + b",".join(self.block) + b"]", 1))
@@ -88,11 +99,14 @@ class _Lines:
             meta["layout"] = jsonfmt.layout([self.first])
         columns = Columns(self.texts, self.speakers, starts, ends, np.ones(n, dtype=bool))
         return Transcript(format=self.shape, meta=meta, columns=columns,
-                          build=_builder(items, self.shape, self.untimed and self.shape == "manifest"))
+                          build=_builder(items, self.texts, self.shape, self.untimed and self.shape == "manifest"))
 
 
-def _builder(items: jsonfmt.PackedItems, shape: str, untimed: bool):
+def _builder(items: jsonfmt.PackedItems, texts: list[str], shape: str, untimed: bool):
     def build(i: int) -> Segment:
-        seg = jsonl.segment_of(items[i], i + 1, shape)  # read before: cannot fail (the number names no line)
+        item = items[i]
+        if shape == "manifest":  # its text back in its place (the key kept its place in the object)
+            item[next(k for k in jsonl.MANIFEST_TEXT_KEYS if k in item)] = texts[i]
+        seg = jsonl.segment_of(item, i + 1, shape)  # read before: cannot fail (the number names no line)
         return seg.with_(span=None) if untimed else seg
     return build
