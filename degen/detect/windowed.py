@@ -348,6 +348,9 @@ def joined_ratio(texts: list[str], first: int, stop: int) -> float:
     a piece at a time: deflate writes the same bytes however its input is split (no flush
     is asked for before the end), and a window that holds a whole manifest (every
     utterance starts at 0 s) is never joined, encoded and compressed whole at once."""
+    if stop - first <= RATIO_PIECE:  # one piece (a usual 30 s window): compressed at once
+        data = "".join(texts[first:stop]).encode("utf-8")
+        return len(data) / len(zlib.compress(data)) if data else 0.0
     packer, size, packed = zlib.compressobj(), 0, 0
     for a in range(first, stop, RATIO_PIECE):
         data = "".join(texts[a:min(a + RATIO_PIECE, stop)]).encode("utf-8")
