@@ -2,9 +2,12 @@
 (not a test: prints figures measured in this run; target <= 3x on a 300 MB transcript).
 
 Writes, with bench/scan_throughput.py's generator (seeded; English and Chinese, three
-speakers, loops planted every 5,000 segments), a transcript of about --mb MB in each format
-asked for, then runs `degen scan` on it in a child process, one at a time, and prints the
-child's peak RSS (ru_maxrss), the ratio to the file's size and the scan's CPU seconds.
+speakers, loops planted every 5,000 segments), the same segments (as many as a verbose_json
+of about --mb MB holds) in each format asked for, then runs `degen scan` on it in a child
+process, one at a time, and prints the child's peak RSS (ru_maxrss), the ratio to the
+file's size and the scan's CPU seconds. The other formats spend fewer bytes a segment:
+with --mb 300 the manifest is about 187 MB and the SRT file 148 MB (each over 32 MB, so
+read piece by piece into columns, as a real file of that size is: formats/streamed.py).
 With --phases it also prints, for the first format, the RSS after each phase of the scan
 (read, streams, loops, ...) from one more run in a child process.
 

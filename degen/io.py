@@ -102,6 +102,10 @@ def read_transcript(path: str | os.PathLike, format: str | None = None) -> Trans
     name = str(path)
     label = "<stdin>" if name == STDIO else name
     extension = Path(name).suffix.lower()
+    if name != STDIO:
+        streamed = _streamed_lines(path, format, extension)
+        if streamed is not None:
+            return streamed
     if format is None and extension not in JSON_LINES and name != STDIO:
         streamed = _streamed_json(path)
         if streamed is not None:
@@ -145,6 +149,24 @@ def _streamed_json(path) -> Transcript | None:
     except FormatError as exc:  # a bad stamp in the markup: what the whole read would say
         raise exc.at(str(path)) from None
     give_back_free_memory()  # the markup's pages, dropped with the document
+    return transcript
+
+
+def _streamed_lines(path, format: str | None, extension: str) -> Transcript | None:
+    """A large SRT, WebVTT, JSON Lines or manifest file's transcript read piece by piece
+    into columns (formats.streamed), or None (read it whole)."""
+    from .formats import streamed  # only for a large file: most scans never need it
+    size = check_regular_file(path, limit=max_input_bytes())
+    if size < streamed.STREAMED_BYTES:
+        return None
+    try:
+        name = formats.resolve(format) if format else None
+        if format and name is None:
+            return None  # 'json': any JSON document
+        transcript = streamed.read_file(path, name, extension)
+    except (OSError, FormatError):
+        return None  # the whole read names the problem
+    give_back_free_memory()  # the pieces' strings, freed among the kept ones
     return transcript
 
 

@@ -1,6 +1,7 @@
 """Loop detection over windows of segments (degen.detect.windowed.stream_loops) gives
 exactly the whole-stream analysis, loops across window edges included."""
 
+import json
 import random
 
 import pytest
@@ -59,8 +60,8 @@ def test_windows_find_what_the_whole_streams_find(seed, window, context):
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_fixture_windows_match(path):
     transcript = degen.read(path)
-    if transcript.meta.get("independent") or not len(transcript):
-        pytest.skip("utterances judged one by one: not windowed")
+    if not len(transcript):
+        pytest.skip("no text to window")
     whole, by_window = _analyses(transcript, 30, 1)
     assert by_window == whole
 
@@ -71,3 +72,32 @@ def test_a_window_that_cannot_see_far_enough_misses_the_loop(monkeypatch):
     monkeypatch.setattr(windowed, "_periodic_tail", lambda tail, max_period: False)
     whole, by_window = _analyses(transcript, 40, 1)
     assert by_window != whole
+
+
+def _manifest(seed: int) -> str:
+    """NeMo-style utterances, some with a loop of their own, and neighbours that together
+    look like a loop across utterances (which is none: each is judged alone)."""
+    rng = random.Random(seed)
+    words = "we should look at the numbers again before the release because latency matters".split()
+    lines = []
+    for i in range(150):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(2, 9))) + "."
+        if i % 29 == 3:
+            text = "的" * rng.randint(20, 90)
+        elif 60 <= i < 75:  # the same sentence line after line: no loop of any one utterance
+            text = "let us plan the work."
+        elif i % 41 == 7:
+            text = "thank you for watching " * rng.randint(3, 12)
+        speaker = {"speaker": rng.choice(["A", "B"])} if seed % 2 else {}
+        lines.append(json.dumps({"audio_filepath": f"{i}.wav", "duration": 3.5, "text": text, **speaker}))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("window,context", [(40, 1), (300, 4)])
+def test_windows_of_independent_utterances_find_what_the_whole_streams_find(seed, window, context):
+    transcript = loads(_manifest(seed))
+    assert transcript.meta.get("independent")
+    whole, by_window = _analyses(transcript, window, context)
+    assert any(f.is_loop for f in whole.findings)
+    assert by_window == whole

@@ -72,7 +72,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     """
     texts = transcript.columns().texts
     independent = bool(transcript.meta.get("independent"))
-    by_window = None if independent else windowed.stream_loops(transcript, config)  # a large text
+    by_window = windowed.stream_loops(transcript, config, independent)  # a large text
     if by_window is not None:
         loops, table, keys, (unit, count) = by_window
     else:
@@ -118,7 +118,7 @@ def window_ratios(table: SegmentTable, texts: list[str]) -> list[float]:
     window = np.floor(table.start / WINDOW_SECONDS)
     cuts = np.flatnonzero(np.diff(window)) + 1
     edges = [0, *cuts.tolist(), len(texts)]
-    return [compression_ratio("".join(texts[a:b])) for a, b in zip(edges, edges[1:])]
+    return [windowed.joined_ratio(texts, a, b) for a, b in zip(edges, edges[1:])]
 
 
 def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:

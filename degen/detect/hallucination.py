@@ -27,6 +27,7 @@ from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_a
 from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
+from . import windowed
 
 LEXICON_FILE = "hallucinations.tsv"
 LONG_TEXT = 100_000  # characters from which the lexicon search runs only where a phrase can start
@@ -205,8 +206,11 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     repeats across segments say nothing; only the segment's own timing counts.
     """
     keys = match_keys(transcript.columns().texts, keys)
-    separated, joined = lexicon.finditer_keys(keys, joined_too=not independent)
-    found = matches(keys, lexicon, separated)  # sparse: most segments hold no phrase
+    if independent:  # no phrase across utterances: keys matched a block at a time, never all joined
+        found, joined = windowed.each_key_matches(keys, lexicon, matches), ""
+    else:
+        separated, joined = lexicon.finditer_keys(keys)
+        found = matches(keys, lexicon, separated)  # sparse: most segments hold no phrase
     covered = {i: sum(map(len, m)) for i, m in found.items()}
     for i, phrase, here, there in ([] if independent else straddling(keys, lexicon, joined)):
         found.setdefault(i, []).append(phrase)  # a phrase cut between two turns

@@ -57,13 +57,18 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
     (a superset: most segments, English or CJK without spaces, have none)."""
     if sum(map(len, texts)) < SMALL_TEXT:  # a short transcript: testing each is as quick
         return list(range(len(texts)))
-    starts = _cjk_then_space("\n".join(texts))
-    if starts.size < 2:
-        return []
-    bounds = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
-    owners = np.searchsorted(bounds, starts, side="right")
-    counts = np.bincount(owners, minlength=len(texts))
-    return np.flatnonzero(counts >= 2).tolist()
+    found = []
+    for first in range(0, len(texts), SHRED_BLOCK):  # never all texts joined at once (a large file's size)
+        block = texts[first:first + SHRED_BLOCK]
+        more = first + SHRED_BLOCK < len(texts)  # then the newline after the block's last text, as joined whole
+        starts = _cjk_then_space("\n".join(block) + ("\n" if more else ""))
+        bounds = np.cumsum(np.fromiter(map(len, block), dtype=np.int64, count=len(block)) + 1)
+        counts = np.bincount(np.searchsorted(bounds, starts, side="right"), minlength=len(block))
+        found += (np.flatnonzero(counts >= 2) + first).tolist()
+    return found
+
+
+SHRED_BLOCK = 1 << 16  # texts joined at a time to look for shreds
 
 
 _CJK_KIND, _SPACE_KIND = 1, 2

@@ -17,6 +17,7 @@ aligns every word to one exponent fixed by the whole text's hash blocks).
 from __future__ import annotations
 
 import dataclasses
+import zlib
 
 import numpy as np
 
@@ -177,24 +178,29 @@ def _punct_ids(parts: list[dict]) -> np.ndarray:
 # transcript) and is grown until none of those touches its edges; those runs, judged on
 # the window's stream, are the whole stream's findings, in the same order.
 
-WINDOW = 1 << 20  # characters of a window's core
+WINDOW = 1 << 19  # characters of a window's core
 CONTEXT = 256  # segments on either side of the core, doubled while a kept run may reach an edge
 
 
-def stream_loops(transcript, config):
+def stream_loops(transcript, config, independent: bool = False):
     """(stream loops, segment table, segment keys, (max repetition unit, count)) of a
     large transcript, found window by window, equal to what ``detect.analyze`` finds on
-    whole streams; None when the transcript is small or has grapheme clusters."""
+    whole streams; None when the transcript is small or has grapheme clusters.
+    ``independent`` (utterances judged each alone): no stream of a speaker's own."""
     texts = transcript.columns().texts
     if sum(map(len, texts)) < SMALLEST:
         return None
     from . import _interleaved_speakers  # the package imports this module through tokens
     table = _empty_table(transcript)
-    speakers = np.array([s or "" for s in table.speakers], dtype=object)
-    state = _Found(_interleaved_speakers(table.speakers), speakers)
+    interleaved = [] if independent else _interleaved_speakers(table.speakers)
+    speakers = np.array([s or "" for s in table.speakers], dtype=object) if interleaved else None
+    state = _Found(interleaved, speakers)
     for core in _cores(texts):
         if not _window(transcript, texts, core, table, speakers, state, config):
             return None
+        # A window's arrays come and go through the heap; what they leave free in its
+        # middle stays resident, window after window, unless given back (a few ms).
+        give_back_free_memory()
     return state.loops(), table, state.keys, state.repetition()
 
 
@@ -320,8 +326,10 @@ def _empty_table(transcript):
     from .table import DERIVED_END_FORMATS, SegmentTable
     cols = transcript.columns()
     n = len(cols.texts)
-    return SegmentTable(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
-                        tuple(cols.speakers), cols.timed, transcript.format not in DERIVED_END_FORMATS)
+    # The columns' speaker list itself, read only: a tuple copy is 8 bytes a segment more.
+    # Speech units as int32 (a segment has far fewer than 2**31): 4 bytes a segment less.
+    return SegmentTable(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool),
+                        cols.speakers, cols.timed, transcript.format not in DERIVED_END_FORMATS)
 
 
 def _fill_table(table, lo: int, built: Streams) -> None:
@@ -330,3 +338,41 @@ def _fill_table(table, lo: int, built: Streams) -> None:
     units, cjk = unit_counts(built)
     table.units[lo:lo + units.size] = units
     table.cjk[lo:lo + cjk.size] = cjk
+
+
+RATIO_PIECE = 4096  # segments joined and encoded at a time for a window's compression ratio
+
+
+def joined_ratio(texts: list[str], first: int, stop: int) -> float:
+    """``detect.compression_ratio`` of ``texts[first:stop]`` joined, the text fed to zlib
+    a piece at a time: deflate writes the same bytes however its input is split (no flush
+    is asked for before the end), and a window that holds a whole manifest (every
+    utterance starts at 0 s) is never joined, encoded and compressed whole at once."""
+    if stop - first <= RATIO_PIECE:  # one piece (a usual 30 s window): compressed at once
+        data = "".join(texts[first:stop]).encode("utf-8")
+        return len(data) / len(zlib.compress(data)) if data else 0.0
+    packer, size, packed = zlib.compressobj(), 0, 0
+    for a in range(first, stop, RATIO_PIECE):
+        data = "".join(texts[a:min(a + RATIO_PIECE, stop)]).encode("utf-8")
+        size += len(data)
+        packed += len(packer.compress(data))
+    packed += len(packer.flush())
+    return size / packed if size else 0.0
+
+
+LEXICON_BLOCK = 1 << 16  # segment keys matched against the lexicon at a time
+
+
+def each_key_matches(keys: list[str], lexicon, matches) -> dict[int, list[str]]:
+    """What ``matches(keys, lexicon, lexicon.finditer_keys(keys, False)[0])`` finds (the
+    lexicon phrases in each key), a block of keys at a time: no match crosses the
+    separator between two keys (the pattern is literal phrases without it), so each
+    block's matches are the whole text's, and the keys (about a large file's size) are
+    never joined whole. ``matches``: ``hallucination.matches``."""
+    found: dict[int, list[str]] = {}
+    for first in range(0, len(keys), LEXICON_BLOCK):
+        block = keys[first:first + LEXICON_BLOCK]
+        hits, _ = lexicon.finditer_keys(block, joined_too=False)
+        for i, phrases in matches(block, lexicon, hits).items():
+            found[first + i] = phrases
+    return found

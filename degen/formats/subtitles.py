@@ -53,45 +53,85 @@ def _blocks(text: str):
 
 def _cues(text: str, vtt: bool):
     for first, lines in _blocks(text):
-        time_at = next((i for i, line in enumerate(lines) if "-->" in line), None)
-        if time_at is None:
-            broken = next((i for i, line in enumerate(lines) if _CLOCK_LINE.match(line)), None)
-            if broken is not None and (not vtt or broken == 0):  # a cue whose arrow is broken
-                time_at = broken
-            elif vtt:  # header, NOTE, STYLE and REGION blocks
-                continue
-            else:
-                raise FormatError("cue has no 'start --> end' line", where=f"line {first}",
-                                  hint="each SRT cue is: number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', text")
-        match = _CUE_TIME.match(lines[time_at])
-        if not match:
-            raise FormatError(f"bad timecode line {lines[time_at].strip()!r}", where=f"line {first + time_at}",
-                              field="time", hint="use HH:MM:SS,mmm --> HH:MM:SS,mmm")
-        start = _seconds(match.groups()[0:4], first + time_at)
-        end = _seconds(match.groups()[4:8], first + time_at)
-        if end < start:
-            raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
-                              field="end", hint="fix the cue's times")
-        ident = "\n".join(lines[:time_at])
-        extra = {"id": ident, "settings": match.group(9), "timing": lines[time_at], "raw_span": Span(start, end)}
-        yield Span(start, end), "\n".join(lines[time_at + 1:]), extra
+        cue = _cue(first, lines, vtt)
+        if cue is not None:
+            yield cue
+
+
+def _cue(first: int, lines: list[str], vtt: bool):
+    """(span, body, extra) of the block of ``lines`` starting at line ``first``; None for
+    a WebVTT block that is no cue."""
+    time_at = next((i for i, line in enumerate(lines) if "-->" in line), None)
+    if time_at is None:
+        broken = next((i for i, line in enumerate(lines) if _CLOCK_LINE.match(line)), None)
+        if broken is not None and (not vtt or broken == 0):  # a cue whose arrow is broken
+            time_at = broken
+        elif vtt:  # header, NOTE, STYLE and REGION blocks
+            return None
+        else:
+            raise FormatError("cue has no 'start --> end' line", where=f"line {first}",
+                              hint="each SRT cue is: number, 'HH:MM:SS,mmm --> HH:MM:SS,mmm', text")
+    match = _CUE_TIME.match(lines[time_at])
+    if not match:
+        raise FormatError(f"bad timecode line {lines[time_at].strip()!r}", where=f"line {first + time_at}",
+                          field="time", hint="use HH:MM:SS,mmm --> HH:MM:SS,mmm")
+    start = _seconds(match.groups()[0:4], first + time_at)
+    end = _seconds(match.groups()[4:8], first + time_at)
+    if end < start:
+        raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
+                          field="end", hint="fix the cue's times")
+    ident = "\n".join(lines[:time_at])
+    extra = {"id": ident, "settings": match.group(9), "timing": lines[time_at], "raw_span": Span(start, end)}
+    return Span(start, end), "\n".join(lines[time_at + 1:]), extra
+
+
+def _speaker_style(bodies) -> str | None:
+    """How the cues mark their speaker: 'tag', 'voice', 'name' (most cues) or None."""
+    count = _StyleCount()
+    for body in bodies:
+        count.add(body)
+    return count.style()
+
+
+class _StyleCount:
+    """What decides the speaker style, counted cue by cue."""
+
+    def __init__(self):
+        self.tags = self.voices = False
+        self.named = self.total = 0
+
+    def add(self, body: str) -> None:
+        self.total += 1
+        self.named += _NAME.match(body) is not None
+        self.tags = self.tags or _TAG.match(body) is not None
+        self.voices = self.voices or _VOICE.match(body) is not None
+
+    def style(self) -> str | None:
+        return "tag" if self.tags else "voice" if self.voices else \
+            "name" if self.total and self.named * 2 > self.total else None
+
+
+def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]:
+    """(speaker, text) of a cue's body."""
+    match = pattern.match(body) if pattern else None
+    speaker = match.group(1).strip() if match else None
+    text = body[match.end():].lstrip(" ") if match else body
+    if style == "voice" and text.endswith("</v>"):
+        text = text[:-4]
+    return speaker, text
 
 
 def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
-    bodies = [body for _, body, _ in cues]
-    named = sum(1 for b in bodies if _NAME.match(b))
-    style = "tag" if any(_TAG.match(b) for b in bodies) else "voice" if any(_VOICE.match(b) for b in bodies) \
-        else "name" if bodies and named * 2 > len(bodies) else None
-    pattern = {"tag": _TAG, "voice": _VOICE, "name": _NAME}.get(style)
+    style = _speaker_style(body for _, body, _ in cues)
+    pattern = _PATTERNS.get(style)
     segments = []
     for span, body, extra in cues:
-        match = pattern.match(body) if pattern else None
-        speaker = match.group(1).strip() if match else None
-        text = body[match.end():].lstrip(" ") if match else body
-        if style == "voice" and text.endswith("</v>"):
-            text = text[:-4]
+        speaker, text = _speaker_of(body, pattern, style)
         segments.append(Segment(span, speaker, text, True, extra))
     return segments, style
+
+
+_PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
 
 
 def loads_srt(text: str) -> Transcript:
