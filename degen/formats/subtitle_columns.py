@@ -20,7 +20,7 @@ from typing import Iterable
 import numpy as np
 
 from ..model import Columns, Segment, Span, Transcript
-from .subtitles import _PATTERNS, _StyleCount, _cue, _speaker_of, _stamp
+from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
 # leading zero, two-digit minutes and seconds (the reader refuses minutes or seconds over
@@ -50,19 +50,7 @@ def read(pieces: Iterable[str], vtt: bool) -> Transcript:
 def _blocks(pieces: Iterable[str]):
     """(first line number, lines) of each blank-line separated block, as
     ``subtitles._blocks`` gives them for the pieces joined."""
-    block, first, number = [], 1, 0
-    for piece in pieces:
-        for line in piece.splitlines():
-            number += 1
-            if line.strip():
-                if not block:
-                    first = number
-                block.append(line)
-            elif block:
-                yield first, block
-                block = []
-    if block:
-        yield first, block
+    return _line_blocks(line for piece in pieces for line in piece.splitlines())
 
 
 class _Cues:

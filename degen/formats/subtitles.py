@@ -36,10 +36,11 @@ def _seconds(groups: tuple, line_no: int) -> float:
     return clock_seconds(hours, minutes, seconds, millis, f"line {line_no}")
 
 
-def _blocks(text: str):
-    """Yield (first line number, lines) for each blank-line separated block."""
+def _blocks(lines):
+    """Yield (first line number, lines) for each blank-line separated block of ``lines``
+    (the text's lines, as ``str.splitlines`` gives them)."""
     block, first = [], 1
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines, 1):
         if line.strip():
             if not block:
                 first = number
@@ -52,7 +53,7 @@ def _blocks(text: str):
 
 
 def _cues(text: str, vtt: bool):
-    for first, lines in _blocks(text):
+    for first, lines in _blocks(text.splitlines()):
         cue = _cue(first, lines, vtt)
         if cue is not None:
             yield cue
@@ -142,7 +143,7 @@ def loads_srt(text: str) -> Transcript:
 def loads_vtt(text: str) -> Transcript:
     if not looks_like_vtt(text):
         raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
-    header = next(iter(_blocks(text)), (1, ["WEBVTT"]))[1]
+    header = next(iter(_blocks(text.splitlines())), (1, ["WEBVTT"]))[1]
     segments, style = _split_speakers(list(_cues(text, vtt=True)))
     return Transcript(tuple(segments), "vtt", {"speaker_style": style, "header": "\n".join(header)})
 
