@@ -1,5 +1,5 @@
 """The lexicon search of independent utterances a block of keys at a time
-(windowed.each_key_matches) and the shred search a block of texts at a time
+(hallucination.matches_by_block) and the shred search a block of texts at a time
 (shreds._maybe_shredded) find what the searches of everything joined find."""
 
 import random
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from degen.detect import default_lexicon, shreds, windowed
+from degen.detect import default_lexicon, hallucination, shreds
 from degen.detect.hallucination import matches
 
 LEXICON = default_lexicon()
@@ -29,8 +29,8 @@ def test_blockwise_lexicon_matches_equal_the_whole_search(monkeypatch, seed, blo
     keys = _keys(random.Random(seed), 400)
     whole = matches(keys, LEXICON, LEXICON.finditer_keys(keys, joined_too=False)[0])
     assert whole  # phrases were planted
-    monkeypatch.setattr(windowed, "LEXICON_BLOCK", block)
-    found = windowed.each_key_matches(keys, LEXICON, matches)
+    monkeypatch.setattr(hallucination, "LEXICON_BLOCK", block)
+    found = hallucination.matches_by_block(keys, LEXICON)
     assert found == whole and list(found) == list(whole)
 
 

@@ -118,7 +118,26 @@ def window_ratios(table: SegmentTable, texts: list[str]) -> list[float]:
     window = np.floor(table.start / WINDOW_SECONDS)
     cuts = np.flatnonzero(np.diff(window)) + 1
     edges = [0, *cuts.tolist(), len(texts)]
-    return [windowed.joined_ratio(texts, a, b) for a, b in zip(edges, edges[1:])]
+    return [joined_ratio(texts, a, b) for a, b in zip(edges, edges[1:])]
+
+
+RATIO_PIECE = 4096  # segments joined and encoded at a time for a window's compression ratio
+
+
+def joined_ratio(texts: list[str], first: int, stop: int) -> float:
+    """``compression_ratio`` of ``texts[first:stop]`` joined, the text fed to zlib a piece
+    at a time: deflate writes the same bytes however its input is split (no flush is asked
+    for before the end), and a window that holds a whole manifest (every utterance starts
+    at 0 s) is never joined, encoded and compressed whole at once."""
+    if stop - first <= RATIO_PIECE:  # one piece (a usual 30 s window): compressed at once
+        return compression_ratio("".join(texts[first:stop]))
+    packer, size, packed = zlib.compressobj(), 0, 0
+    for a in range(first, stop, RATIO_PIECE):
+        data = "".join(texts[a:min(a + RATIO_PIECE, stop)]).encode("utf-8")
+        size += len(data)
+        packed += len(packer.compress(data))
+    packed += len(packer.flush())
+    return size / packed if size else 0.0
 
 
 def _interleaved_speakers(speakers: tuple[str | None, ...]) -> list[str]:

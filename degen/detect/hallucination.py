@@ -27,7 +27,6 @@ from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_a
 from .shreds import match_keys, straddling
 from .table import SegmentTable
 from .tokens import SEP, content
-from . import windowed
 
 LEXICON_FILE = "hallucinations.tsv"
 LONG_TEXT = 100_000  # characters from which the lexicon search runs only where a phrase can start
@@ -198,6 +197,23 @@ def matches(keys: list[str], lexicon: Lexicon, hits: list | None = None) -> dict
     return found
 
 
+LEXICON_BLOCK = 1 << 16  # keys of independent utterances matched at a time
+
+
+def matches_by_block(keys: list[str], lexicon: Lexicon) -> dict[int, list[str]]:
+    """What ``matches(keys, lexicon)`` finds, a block of keys at a time: no match crosses
+    the separator between two keys (the pattern is literal phrases without it), so each
+    block's matches are the whole text's, and the keys of a large manifest (about its
+    size) are never joined whole."""
+    found: dict[int, list[str]] = {}
+    for first in range(0, len(keys), LEXICON_BLOCK):
+        block = keys[first:first + LEXICON_BLOCK]
+        hits, _ = lexicon.finditer_keys(block, joined_too=False)
+        for i, phrases in matches(block, lexicon, hits).items():
+            found[first + i] = phrases
+    return found
+
+
 def hallucination_findings(transcript: Transcript, keys: list[str], table: SegmentTable, config: DetectConfig,
                            lexicon: Lexicon, independent: bool = False) -> list[Finding]:
     """One finding per run of consecutive segments made mostly of lexicon phrases.
@@ -207,7 +223,7 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     """
     keys = match_keys(transcript.columns().texts, keys)
     if independent:  # no phrase across utterances: keys matched a block at a time, never all joined
-        found, joined = windowed.each_key_matches(keys, lexicon, matches), ""
+        found, joined = matches_by_block(keys, lexicon), ""
     else:
         separated, joined = lexicon.finditer_keys(keys)
         found = matches(keys, lexicon, separated)  # sparse: most segments hold no phrase

@@ -17,7 +17,6 @@ aligns every word to one exponent fixed by the whole text's hash blocks).
 from __future__ import annotations
 
 import dataclasses
-import zlib
 
 import numpy as np
 
@@ -338,41 +337,3 @@ def _fill_table(table, lo: int, built: Streams) -> None:
     units, cjk = unit_counts(built)
     table.units[lo:lo + units.size] = units
     table.cjk[lo:lo + cjk.size] = cjk
-
-
-RATIO_PIECE = 4096  # segments joined and encoded at a time for a window's compression ratio
-
-
-def joined_ratio(texts: list[str], first: int, stop: int) -> float:
-    """``detect.compression_ratio`` of ``texts[first:stop]`` joined, the text fed to zlib
-    a piece at a time: deflate writes the same bytes however its input is split (no flush
-    is asked for before the end), and a window that holds a whole manifest (every
-    utterance starts at 0 s) is never joined, encoded and compressed whole at once."""
-    if stop - first <= RATIO_PIECE:  # one piece (a usual 30 s window): compressed at once
-        data = "".join(texts[first:stop]).encode("utf-8")
-        return len(data) / len(zlib.compress(data)) if data else 0.0
-    packer, size, packed = zlib.compressobj(), 0, 0
-    for a in range(first, stop, RATIO_PIECE):
-        data = "".join(texts[a:min(a + RATIO_PIECE, stop)]).encode("utf-8")
-        size += len(data)
-        packed += len(packer.compress(data))
-    packed += len(packer.flush())
-    return size / packed if size else 0.0
-
-
-LEXICON_BLOCK = 1 << 16  # segment keys matched against the lexicon at a time
-
-
-def each_key_matches(keys: list[str], lexicon, matches) -> dict[int, list[str]]:
-    """What ``matches(keys, lexicon, lexicon.finditer_keys(keys, False)[0])`` finds (the
-    lexicon phrases in each key), a block of keys at a time: no match crosses the
-    separator between two keys (the pattern is literal phrases without it), so each
-    block's matches are the whole text's, and the keys (about a large file's size) are
-    never joined whole. ``matches``: ``hallucination.matches``."""
-    found: dict[int, list[str]] = {}
-    for first in range(0, len(keys), LEXICON_BLOCK):
-        block = keys[first:first + LEXICON_BLOCK]
-        hits, _ = lexicon.finditer_keys(block, joined_too=False)
-        for i, phrases in matches(block, lexicon, hits).items():
-            found[first + i] = phrases
-    return found
