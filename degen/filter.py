@@ -28,6 +28,7 @@ from .report import Report
 
 TEXT_FIELDS = ("text", "pred_text")  # NeMo: reference text, or a model's prediction
 CHECKPOINT_LINES = 2000  # lines per batch and progress record: a resume redoes at most these
+JUDGED_AT_ONCE = 250  # lines a worker judges together (``utterances.judge_many``)
 
 
 def judge(text: str, duration: float | None = None, config: DetectConfig = DEFAULT, name: str = "<text>") -> Report:
@@ -46,7 +47,11 @@ def judge(text: str, duration: float | None = None, config: DetectConfig = DEFAU
 
 def worst_severity(report: Report) -> str | None:
     """The highest severity among the findings, or None when there are none."""
-    return max((f.severity for f in report.findings), key=SEVERITY_RANK.__getitem__, default=None)
+    return _worst(report.findings)
+
+
+def _worst(findings) -> str | None:
+    return max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__, default=None)
 
 
 def verdict(report: Report) -> dict:
@@ -66,6 +71,30 @@ KEPT, FLAGGED, UNREADABLE = "kept", "flagged", "unreadable"
 def judge_line(raw: bytes, number: int, text_field: str | None, config: DetectConfig) -> tuple[str, bytes]:
     """(KEPT, FLAGGED or UNREADABLE; the line to write) for one manifest line
     (``number`` counts from 1). A kept line is written back byte for byte."""
+    return judge_lines([(raw, number)], text_field, config)[0]
+
+
+def judge_lines(numbered: list[tuple[bytes, int]], text_field: str | None,
+                config: DetectConfig) -> list[tuple[str, bytes]]:
+    """``judge_line`` of each (line, number), the texts judged together
+    (``utterances.judge_many``: the same verdicts, without a whole analysis per line)."""
+    from .utterances import judge_many
+    rows = [_row(raw, number, text_field) for raw, number in numbered]
+    judged = [k for k, row in enumerate(rows) if isinstance(row[0], dict)]
+    reports = judge_many([rows[k][1] for k in judged], [_duration(rows[k][0].get("duration")) for k in judged],
+                         config, [f"line {numbered[k][1]}" for k in judged])
+    out: list = rows
+    for k, report in zip(judged, reports):
+        raw = numbered[k][0]
+        if report is None or not report.degenerate:
+            out[k] = (KEPT, raw if raw.endswith(b"\n") else raw + b"\n")
+        else:
+            out[k] = (FLAGGED, _flagged(rows[k][0], verdict(report)))
+    return out
+
+
+def _row(raw: bytes, number: int, text_field: str | None) -> tuple[dict, str] | tuple[str, bytes]:
+    """(the line's object, its text) to judge; or (UNREADABLE, the line to quarantine)."""
     try:
         row = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -77,10 +106,7 @@ def judge_line(raw: bytes, number: int, text_field: str | None, config: DetectCo
     if not isinstance(text, str):
         problem = "missing" if text is None else f"not a string ({type(text).__name__})"
         return UNREADABLE, _flagged(row, {"degenerate": None, "error": f"line {number}: field '{field}' {problem}"})
-    report = judge(text, _duration(row.get("duration")), config, name=f"line {number}")
-    if not report.degenerate:
-        return KEPT, raw if raw.endswith(b"\n") else raw + b"\n"
-    return FLAGGED, _flagged(row, verdict(report))
+    return row, text
 
 
 def _flagged(row: dict, degen: dict) -> bytes:
@@ -177,13 +203,13 @@ def _check_paths(manifest: Path, keep: Path, quarantine: Path) -> None:
 
 
 class _Judge:
-    """judge_line with the field and thresholds bound (a class, so that it pickles)."""
+    """judge_lines with the field and thresholds bound (a class, so that it pickles)."""
 
     def __init__(self, text_field: str | None, config: DetectConfig):
         self.text_field, self.config = text_field, config
 
-    def __call__(self, numbered: tuple[bytes, int]) -> tuple[str, bytes]:
-        return judge_line(numbered[0], numbered[1], self.text_field, self.config)
+    def __call__(self, numbered: list[tuple[bytes, int]]) -> list[tuple[str, bytes]]:
+        return judge_lines(numbered, self.text_field, self.config)
 
 
 def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quarantine: str | os.PathLike, *,
@@ -201,7 +227,7 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
         jobs: worker processes judging lines (0: one per core); the order is kept.
         checkpoint_lines: lines read, judged and written between progress records.
     """
-    from itertools import islice
+    from itertools import chain, islice
 
     from .batch import resolve_jobs
     manifest, keep, quarantine = Path(manifest), Path(keep), Path(quarantine)
@@ -212,12 +238,12 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
     counts = Counts(**(record or {}).get("counts", {}))
     counts.resumed_at = counts.lines
     keep_out, quarantine_out = _open_outputs(keep, quarantine, record)
-    judge_one, pool = _Judge(text_field, config), None
-    if resolve_jobs(jobs) > 1:
+    judge_some, pool, workers = _Judge(text_field, config), None, resolve_jobs(jobs)
+    if workers > 1:
         import multiprocessing
 
         from .batch import _quiet_worker
-        pool = multiprocessing.get_context().Pool(resolve_jobs(jobs), initializer=_quiet_worker)
+        pool = multiprocessing.get_context().Pool(workers, initializer=_quiet_worker)
     try:
         with manifest.open("rb") as source, keep_out, quarantine_out:
             source.seek((record or {}).get("offset", 0))
@@ -225,8 +251,10 @@ def filter_manifest(manifest: str | os.PathLike, keep: str | os.PathLike, quaran
                 numbered = [(raw, counts.lines + k + 1) for k, raw in enumerate(batch) if raw.strip()]
                 counts.blank += len(batch) - len(numbered)  # nothing to keep or judge; counted
                 counts.lines += len(batch)
-                results = pool.imap(judge_one, numbered, chunksize=32) if pool else map(judge_one, numbered)
-                for status, line in results:
+                size = max(1, min(JUDGED_AT_ONCE, -(-len(numbered) // (2 * workers))))  # every worker busy
+                chunks = [numbered[k:k + size] for k in range(0, len(numbered), size)]
+                results = pool.imap(judge_some, chunks) if pool else map(judge_some, chunks)
+                for status, line in chain.from_iterable(results):
                     (keep_out if status == KEPT else quarantine_out).write(line)
                     counts.kept += status == KEPT
                     counts.quarantined += status != KEPT
@@ -257,12 +285,25 @@ def _checkpoint(progress: Path, identity: str, offset: int, keep_out, quarantine
                                          "quarantine_bytes": quarantine_out.tell(), "counts": state}))
 
 
-def _row_report(text, duration, config: DetectConfig, format: str | None) -> Report:
-    """degen.scan of one dataset row's text: sniffed as a transcript (MOSS markup, JSON,
-    subtitles, plain text), read as plain text when it is none of them, never as a path."""
+def _row_reports(texts, durations, config: DetectConfig, format: str | None) -> list[Report | None]:
+    """degen.scan of each dataset row's text (None: no finding at all). A row with a
+    duration, or a blank or missing text, is one utterance (``judge``, the rows judged
+    together); any other text is sniffed as a transcript (MOSS markup, JSON, subtitles,
+    plain text), read as plain text when it is none of them, never as a path."""
+    from .utterances import judge_many
+    reports: list[Report | None] = [None] * len(texts)
+    alone = [i for i, (t, d) in enumerate(zip(texts, durations)) if d is not None or not isinstance(t, str) or not t.strip()]
+    judged = judge_many([texts[i] if isinstance(texts[i], str) else "" for i in alone],
+                        [_duration(durations[i]) for i in alone], config, ["<row>"] * len(alone))
+    for i, report in zip(alone, judged):
+        reports[i] = report
+    for i in sorted(set(range(len(texts))) - set(alone)):
+        reports[i] = _sniffed_report(texts[i], config, format)
+    return reports
+
+
+def _sniffed_report(text: str, config: DetectConfig, format: str | None) -> Report:
     from . import formats, scan
-    if duration is not None or not isinstance(text, str) or not text.strip():
-        return judge(text if isinstance(text, str) else "", _duration(duration), config, name="<row>")
     try:
         transcript = formats.loads(text, format)
     except FormatError:
@@ -294,10 +335,9 @@ def scan_batch(batch: dict, column: str = "text", *, duration_column: str | None
     config = config or DEFAULT
     texts = batch[column]
     durations = batch[duration_column] if duration_column else [None] * len(texts)
-    degenerate, severity, findings = [], [], []
-    for text, duration in zip(texts, durations):
-        report = _row_report(text, duration if duration_column else None, config, format)
-        degenerate.append(report.degenerate)
-        severity.append(worst_severity(report) or "")
-        findings.append(orjson.dumps([f.to_dict() for f in report.findings]).decode())
-    return {**batch, "degenerate": degenerate, "severity": severity, "findings": findings}
+    reports = _row_reports(texts, durations, config, format)
+    findings = [() if r is None else r.findings for r in reports]
+    fail_on = config.fail_on
+    return {**batch, "degenerate": [any(f.at_least(fail_on) for f in found) for found in findings],
+            "severity": [_worst(found) or "" for found in findings],
+            "findings": [orjson.dumps([f.to_dict() for f in found]).decode() for found in findings]}

@@ -107,20 +107,19 @@ def test_an_interrupted_run_resumes_to_the_same_outputs(tmp_path, monkeypatch):
     clean_run = tmp_path / "whole"
     clean_run.mkdir()
     _, want_kept, want_q = run_filter(clean_run, lines, checkpoint_lines=10)
-    real, calls = manifest_filter.judge_line, {"n": 0}
+    real = manifest_filter.judge_lines
 
-    def dies_at_line_37(raw, number, *args):
-        calls["n"] += 1
-        if number == 37:
+    def dies_at_line_37(numbered, *args):
+        if any(number == 37 for _, number in numbered):
             raise KeyboardInterrupt
-        return real(raw, number, *args)
+        return real(numbered, *args)
 
-    monkeypatch.setattr(manifest_filter, "judge_line", dies_at_line_37)
+    monkeypatch.setattr(manifest_filter, "judge_lines", dies_at_line_37)
     with pytest.raises(KeyboardInterrupt):
         run_filter(tmp_path, lines, checkpoint_lines=10)
     assert not (tmp_path / "keep.jsonl").exists()  # outputs appear only when complete
     assert manifest_filter.progress_path(tmp_path / "keep.jsonl").exists()
-    monkeypatch.setattr(manifest_filter, "judge_line", real)
+    monkeypatch.setattr(manifest_filter, "judge_lines", real)
     counts, kept, quarantined = run_filter(tmp_path, lines, checkpoint_lines=10)
     assert (kept, quarantined) == (want_kept, want_q)
     assert counts.resumed_at == 30 and counts.lines == 51 and counts.quarantined == 9
@@ -162,18 +161,18 @@ def test_worker_processes_write_the_same_outputs(tmp_path):
 
 def test_a_lost_partial_output_starts_over_instead_of_padding(tmp_path, monkeypatch):
     lines = [row(LOOP if k % 3 == 0 else f"{CLEAN} {k}") for k in range(30)]
-    real = manifest_filter.judge_line
+    real = manifest_filter.judge_lines
 
-    def dies(raw, number, *args):
-        if number == 25:
+    def dies(numbered, *args):
+        if any(number == 25 for _, number in numbered):
             raise KeyboardInterrupt
-        return real(raw, number, *args)
+        return real(numbered, *args)
 
-    monkeypatch.setattr(manifest_filter, "judge_line", dies)
+    monkeypatch.setattr(manifest_filter, "judge_lines", dies)
     with pytest.raises(KeyboardInterrupt):
         run_filter(tmp_path, lines, checkpoint_lines=10)
     (tmp_path / "keep.jsonl.partial").unlink()
-    monkeypatch.setattr(manifest_filter, "judge_line", real)
+    monkeypatch.setattr(manifest_filter, "judge_lines", real)
     counts, kept, quarantined = run_filter(tmp_path, lines, checkpoint_lines=10)
     assert counts.resumed_at == 0 and len(kept) + len(quarantined) == 30
     assert_partition(lines, kept, quarantined)

@@ -296,7 +296,7 @@ def _evidence(first, last, phrase, phrases, totals, table: SegmentTable, config:
         units = int(table.units[first:last + 1].sum())
         if seconds >= config.silence_min_seconds and units / seconds < config.silence_rate:
             found.append("over_silence")
-        found += _blip(first, last, seconds, table, config)
+        found += _blip(first, last, seconds, table, config, independent)
     if phrases.count(phrase) >= config.hallucination_repeats:
         found.append("repeated")
     if independent:
@@ -313,12 +313,14 @@ def _evidence(first, last, phrase, phrases, totals, table: SegmentTable, config:
     return found
 
 
-def _blip(first: int, last: int, seconds: float, table: SegmentTable, config: DetectConfig) -> list[str]:
+def _blip(first: int, last: int, seconds: float, table: SegmentTable, config: DetectConfig,
+          independent: bool = False) -> list[str]:
     """Timing no utterance has: a fragment too short to be said on its own, and one that
     starts before the same voice's previous segment ends (the decoder writing over time it
-    had already transcribed; different speakers may overlap)."""
+    had already transcribed; different speakers may overlap). Utterances of a manifest
+    each start at 0 s on their own clip: none overlaps another."""
     found = ["fragment"] if 0 < seconds < config.fragment_seconds else []
-    if first > 0 and table.speakers[first] == table.speakers[first - 1] \
+    if first > 0 and not independent and table.speakers[first] == table.speakers[first - 1] \
             and table.start[first] < table.end[first - 1] - config.uniform_tolerance:
         found.append("overlap")
     return found
