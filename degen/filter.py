@@ -28,7 +28,7 @@ from .report import Report
 
 TEXT_FIELDS = ("text", "pred_text")  # NeMo: reference text, or a model's prediction
 CHECKPOINT_LINES = 2000  # lines per batch and progress record: a resume redoes at most these
-JUDGED_AT_ONCE = 250  # lines a worker judges together (``utterances.judge_many``)
+JUDGED_AT_ONCE = CHECKPOINT_LINES  # lines judged together (``utterances.judge_many``), split among workers
 
 
 def judge(text: str, duration: float | None = None, config: DetectConfig = DEFAULT, name: str = "<text>") -> Report:

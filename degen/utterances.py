@@ -23,7 +23,7 @@ from .detect import DEFAULT, DetectConfig, analyze
 from .model import Segment, Span, Transcript
 from .report import Report
 
-BATCH = 512  # utterances analysed together: the fixed costs shared, the work still small
+BATCH = 2048  # utterances analysed together (per utterance: 45 us at 128, 31 at 512, 20 from 2048 on)
 
 
 def judge_many(texts: Sequence[str], durations: Sequence[float | None], config: DetectConfig = DEFAULT,
