@@ -36,6 +36,7 @@ test: setup
 
 bench: setup
 	$(BIN)/python bench/scan_throughput.py
+	$(BIN)/python bench/filter_throughput.py
 	$(BIN)/python bench/fix_cost.py
 	$(BIN)/python bench/repair_real.py
 

@@ -57,7 +57,7 @@ def _touched(texts, durations, rows: range, config: DetectConfig) -> list[int]:
         if not group:
             continue
         segments = [Segment(Span(0.0, float(durations[i])) if timed else None, None, texts[i]) for i in group]
-        analysis = analyze(Transcript(segments, "text", {"independent": True}), config)
+        analysis = analyze(Transcript(segments, "text", {"independent": True}), config, ratios=False)
         for f in analysis.findings:
             touched.update(group[k] for k in range(f.segments[0], f.segments[1] + 1))
     return sorted(touched)

@@ -95,3 +95,11 @@ def test_a_manifest_scan_gives_each_line_the_findings_it_has_alone(tmp_path):
         if k not in grouped:
             assert sorted(per_line.get(k, []), key=repr) == sorted(judge(text, seconds).findings, key=repr), k
     assert not judge("Thank you.", 2.0).findings and 5 not in per_line
+
+
+def test_a_batch_skips_only_the_compression_ratio():
+    from degen.detect import analyze
+    transcript = degen.read(FIXTURES / "seed" / "degenerate.json")
+    full, lean = analyze(transcript), analyze(transcript, ratios=False)
+    assert lean.findings == full.findings and lean.max_repetition == full.max_repetition
+    assert full.max_compression_ratio > 2.4 and (lean.max_compression_ratio, lean.segments_over_compression) == (0.0, 0)

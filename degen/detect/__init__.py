@@ -54,7 +54,8 @@ def compression_ratio(text: str) -> float:
 
 
 def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
-            audio_duration: float | None = None, lexicon: Lexicon | None = None) -> Analysis:
+            audio_duration: float | None = None, lexicon: Lexicon | None = None, *,
+            ratios: bool = True) -> Analysis:
     """Find every loop, known hallucination and timing anomaly in ``transcript``.
 
     Args:
@@ -64,6 +65,8 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
         audio_duration: seconds of audio, to catch a transcript that stops early.
         lexicon: known hallucinations; when None, the file ``config.lexicon_path`` names,
             else the packaged ``hallucinations.tsv``.
+        ratios: False skips whisper's compression ratio (0.0 and no window over it in the
+            result), for a caller that needs only the findings: it never flags.
 
     >>> from degen.formats import loads
     >>> a = analyze(loads("[0.0][S01]" + "的" * 40 + "[2.0]"))
@@ -102,10 +105,10 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     if independent:  # durations of separate utterances owe each other nothing
         timing = [f for f in timing if f.kind != "uniform_durations"]
     timing = _absorbed(timing, loops)
-    ratios = window_ratios(table, texts)
+    scores = window_ratios(table, texts) if ratios else []
     findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
     return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count,
-                    max(ratios, default=0.0), sum(r > config.compression_ratio for r in ratios))
+                    max(scores, default=0.0), sum(r > config.compression_ratio for r in scores))
 
 
 WINDOW_SECONDS = 30.0  # whisper scores each 30 s decoding window, so do we
