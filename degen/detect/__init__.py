@@ -14,6 +14,7 @@ transcripts (``meta["independent"]``) are judged one utterance at a time.
 from __future__ import annotations
 
 import dataclasses
+import math
 import zlib
 from dataclasses import dataclass
 
@@ -192,10 +193,21 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered,
                                              _STREAM_PREFERENCE[f.stream]))
     kept: list[Finding] = []
+    near: dict[int, list[Finding]] = {}  # kept findings by the unit steps of the axis they touch
     for f in ranked:
-        if not any(_overlap(f.extent, k.extent) for k in kept):
+        steps = _steps(f.extent)
+        if not any(_overlap(f.extent, k.extent) for step in steps for k in near.get(step, ())):
             kept.append(f)
+            for step in steps:
+                near.setdefault(step, []).append(f)
     return kept
+
+
+def _steps(extent: tuple[float, float]) -> range:
+    """The unit steps [k, k + 1) of the axis that meet the open interval ``extent``: two
+    extents that share any length share one of them (comparing every pair of findings was
+    quadratic: 7 s for the 3,000 findings of a 100,000-line manifest)."""
+    return range(math.floor(extent[0]), math.ceil(extent[1]))
 
 
 def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
