@@ -17,6 +17,7 @@ import dataclasses
 import math
 import zlib
 from dataclasses import dataclass
+from typing import Iterable, Iterator
 
 from ..model import Transcript
 from .config import DEFAULT, SEVERITIES, DetectConfig
@@ -106,23 +107,34 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     if independent:  # durations of separate utterances owe each other nothing
         timing = [f for f in timing if f.kind != "uniform_durations"]
     timing = _absorbed(timing, loops)
-    scores = window_ratios(table, texts) if ratios else []
+    highest, over = _highest_and_over(window_ratios(table, texts, independent) if ratios else (),
+                                      config.compression_ratio)
     findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
-    return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count,
-                    max(scores, default=0.0), sum(r > config.compression_ratio for r in scores))
+    return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count, highest, over)
 
 
 WINDOW_SECONDS = 30.0  # whisper scores each 30 s decoding window, so do we
 
 
-def window_ratios(table: SegmentTable, texts: list[str]) -> list[float]:
-    """Whisper's compression ratio per 30 s window of text (per segment without timing)."""
-    if not table.timed:
-        return [compression_ratio(t) for t in texts]
+def window_ratios(table: SegmentTable, texts: list[str], independent: bool = False) -> Iterator[float]:
+    """Whisper's compression ratio per 30 s window of text; per segment without timing,
+    and per utterance of an utterance-per-line file (whisper decoded each on its own, and
+    all of them start at 0 s: as one window they made one meaningless figure)."""
+    if independent or not table.timed:
+        return map(compression_ratio, texts)
     window = np.floor(table.start / WINDOW_SECONDS)
     cuts = np.flatnonzero(np.diff(window)) + 1
     edges = [0, *cuts.tolist(), len(texts)]
-    return [joined_ratio(texts, a, b) for a, b in zip(edges, edges[1:])]
+    return (joined_ratio(texts, a, b) for a, b in zip(edges, edges[1:]))
+
+
+def _highest_and_over(ratios: Iterable[float], threshold: float) -> tuple[float, int]:
+    """The highest ratio and how many exceed ``threshold``, in one pass (no list of a
+    million utterances' ratios)."""
+    highest, over = 0.0, 0
+    for r in ratios:
+        highest, over = max(highest, r), over + (r > threshold)
+    return highest, over
 
 
 RATIO_PIECE = 4096  # segments joined and encoded at a time for a window's compression ratio
