@@ -100,9 +100,21 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     duration = audio_duration or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
     skipped = transcript.meta.get("skipped_lines")
-    report = build_report(label, transcript.format, analysis, duration or transcript.end, config.fail_on,
-                          skipped_lines=skipped if isinstance(skipped, int) else None)
+    lengths = _utterance_seconds(transcript)
+    total = duration or (float(sum(lengths)) if lengths is not None else transcript.end)
+    report = build_report(label, transcript.format, analysis, total, config.fail_on,
+                          skipped_lines=skipped if isinstance(skipped, int) else None, utterance_seconds=lengths)
     return dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
+
+
+def _utterance_seconds(transcript: Transcript):
+    """Each utterance's length (0 where it has none), for an utterance-per-line file
+    with timing; else None."""
+    if not transcript.meta.get("independent") or not transcript.timed:
+        return None
+    import numpy as np
+    columns = transcript.columns()
+    return np.clip(np.nan_to_num(columns.ends - columns.starts), 0.0, None)
 
 
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import orjson
 
@@ -62,8 +63,11 @@ class Metrics:
         max_repetition: the unit with the largest repeat count inside any one segment's
             text, and that count (``.unit``, ``.count``; ``max_repetition_unit`` is the
             unit too).
-        flagged_seconds: seconds covered by findings that make the transcript degenerate.
-        duration: the audio's length when known, else the transcript's last end time.
+        flagged_seconds: seconds covered by findings that make the transcript degenerate;
+            of an utterance-per-line file (its clips each start at 0 s), the flagged
+            utterances' own lengths added up.
+        duration: the audio's length when known, else the transcript's last end time; of
+            an utterance-per-line file, all its utterances' lengths added up.
         max_compression_ratio / segments_over_compression: whisper's zlib signal, per
             30 s window of text as whisper scores it (per segment without timing).
     """
@@ -141,11 +145,19 @@ def union_seconds(spans: list[Span]) -> float:
 
 
 def build_report(source: str, fmt: str, analysis: Analysis, duration: float | None, fail_on: str,
-                 advice: tuple[str, ...] = (), skipped_lines: int | None = None) -> Report:
-    flagged = [f.span for f in analysis.findings
-               if f.span is not None and SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+                 advice: tuple[str, ...] = (), skipped_lines: int | None = None,
+                 utterance_seconds: Sequence[float] | None = None) -> Report:
+    """The report of ``analysis``; ``utterance_seconds``: each segment's length, for an
+    utterance-per-line file, whose flagged time is its flagged utterances' lengths (a
+    union of spans that all start at 0 s would be the longest of them)."""
+    flagged = [f for f in analysis.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    if utterance_seconds is None:
+        flagged_seconds = union_seconds([f.span for f in flagged if f.span is not None])
+    else:
+        indices = {i for f in flagged for i in range(f.segments[0], f.segments[1] + 1)}
+        flagged_seconds = float(sum(utterance_seconds[i] for i in indices))
     worst = Repetition(analysis.max_repetition_unit, analysis.max_repetition)
-    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments, worst, union_seconds(flagged),
+    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments, worst, flagged_seconds,
                       duration, analysis.max_compression_ratio, analysis.segments_over_compression)
     return Report(source, fmt, analysis.findings, metrics, fail_on, advice, skipped_lines)
 
