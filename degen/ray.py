@@ -19,7 +19,7 @@ def _scan_numpy_batch(batch: dict, **kwargs) -> dict:
 
 
 def scan(ds, column: str = "text", *, duration_column: str | None = None, config=None, format: str | None = None,
-         batch_size: int | None = 256, **map_batches_options):
+         utterances: bool = False, batch_size: int | None = 256, **map_batches_options):
     """``ds`` (a ``ray.data.Dataset``) with ``degenerate``, ``severity`` and ``findings``
     (JSON text) columns added for the texts in ``column``; lazy, like every Ray Data step.
 
@@ -27,6 +27,8 @@ def scan(ds, column: str = "text", *, duration_column: str | None = None, config
         ds: the dataset.
         column: the text column judged.
         duration_column: seconds of audio per row, as timing evidence (one utterance per row).
+        utterances: each row is one utterance even without a duration column (never
+            sniffed as a transcript file); utterances are judged a batch at a time.
         config: detection thresholds (``degen.DetectConfig``).
         format: skip format sniffing (e.g. ``"moss"``).
         batch_size: rows per task; other ``map_batches`` options (``concurrency``,
@@ -34,4 +36,4 @@ def scan(ds, column: str = "text", *, duration_column: str | None = None, config
     """
     return ds.map_batches(_scan_numpy_batch, batch_format="numpy", batch_size=batch_size,
                           fn_kwargs={"column": column, "duration_column": duration_column, "config": config,
-                                     "format": format}, **map_batches_options)
+                                     "format": format, "utterances": utterances}, **map_batches_options)

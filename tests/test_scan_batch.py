@@ -84,3 +84,17 @@ def test_ray_data_scan(ray_local):
     assert [r["id"] for r in out] == list(range(len(TEXTS)))
     assert verdicts([r["degenerate"] for r in out], [r["findings"] for r in out]) == [expected(t) for t in TEXTS]
     assert {r["severity"] for r in out} >= {"", "high"}
+    as_utterances = sorted(degen.ray.scan(ds, column="text", utterances=True, batch_size=4).take_all(),
+                           key=lambda r: r["id"])
+    local = degen.scan_batch({"text": TEXTS}, utterances=True)
+    assert [r["findings"] for r in as_utterances] == local["findings"]
+
+
+def test_rows_as_utterances_are_judged_as_degen_filter_judges_lines():
+    from degen.filter import judge
+    texts = TEXTS + ["Thank you for watching!", "thank you. " * 12, None]
+    out = degen.scan_batch({"text": texts}, utterances=True)
+    want = [judge(t if isinstance(t, str) else "") for t in texts]
+    assert verdicts(out["degenerate"], out["findings"]) == [(r.degenerate, [f.kind for f in r.findings]) for r in want]
+    # a file-like text is one utterance here, not a transcript to sniff
+    assert out["findings"][4] != degen.scan_batch({"text": [TEXTS[4]]})["findings"][0]
