@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tokens import positions_by_block
+from .tokens import lookup, positions_by_block
 
 MAX_CODE = 0x110000
 BITS = 21  # a code point fits 21 bits: three pack into one uint64
@@ -77,12 +77,12 @@ class Heads:
 
     def candidates(self, codes: np.ndarray) -> np.ndarray:
         """Positions of ``codes`` where some phrase's leading characters stand."""
-        ids = self.ids[codes].astype(np.int32 if self.width * self.width >= 2 ** 16 else np.uint16)
+        ids = lookup(self.ids, codes).astype(np.int32 if self.width * self.width >= 2 ** 16 else np.uint16)
         last = codes.size - self.size + 1  # the leading characters must fit
         if self.size == 1:
-            positions = np.flatnonzero(self.firsts[ids[:max(last, 0)]])
+            positions = np.flatnonzero(lookup(self.firsts, ids[:max(last, 0)]))
         else:  # the first pair on every position at once, the next only where it held
-            positions = np.flatnonzero(self.pairs[0][ids[:max(last, 0)] * self.width + ids[1:max(last, 0) + 1]])
+            positions = np.flatnonzero(lookup(self.pairs[0], ids[:max(last, 0)] * self.width + ids[1:max(last, 0) + 1]))
         for k in range(1, self.size - 1):
             positions = positions[self.pairs[k][ids[positions + k] * self.width + ids[positions + k + 1]]]
         packed = np.zeros(positions.size, dtype=np.uint64)
