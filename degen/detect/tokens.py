@@ -213,10 +213,9 @@ def build_streams(texts: list[str]) -> Streams:
 def _keys(codes: np.ndarray, flags: np.ndarray, is_sep: np.ndarray) -> list[str]:
     """Each segment's comparison key: its word characters, or its punctuation when it has
     none (segments are parted by the separators in ``is_sep``)."""
-    # np.compress, not codes[mask]: numpy 2 picks by a mask at half the speed
-    keys = _text(np.compress(((flags & WORD) != 0) | is_sep, codes)).split(SEP)
+    keys = _text(codes[((flags & WORD) != 0) | is_sep]).split(SEP)
     if "" in keys:  # segments without content compare by their punctuation
-        marks = _text(np.compress(((flags & PUNCT) != 0) | is_sep, codes)).split(SEP)
+        marks = _text(codes[((flags & PUNCT) != 0) | is_sep]).split(SEP)
         keys = [k or m for k, m in zip(keys, marks)]
     return keys
 
@@ -263,17 +262,11 @@ def positions(mask: np.ndarray) -> np.ndarray:
                            for a in range(0, mask.size, POSITION_BLOCK)] or [np.zeros(0, dtype=np.int32)])
 
 
-def _narrow(found: np.ndarray) -> np.ndarray:
-    """Positions from np.flatnonzero kept as int32 while they fit (half the memory)."""
-    return found.astype(np.int32) if found.size == 0 or found[-1] < 2**31 - 1 else found
-
-
 def _chars(norm, codes, flags, stream) -> Stream:
     clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
-        found = np.flatnonzero((flags & WORD) != 0)  # a bool mask: numpy finds those three times as fast
-        ids = codes[found]  # by 8-byte positions: numpy gathers by 4-byte ones three times slower
-        starts = _narrow(found)
+        starts = positions((flags & WORD) != 0)  # a bool mask: numpy finds those three times as fast
+        ids = lookup(codes, starts)
         if ids.size and int(ids.max()) < 0x10000:
             # Two bytes a character where every one is in the BMP (most text): half the
             # memory, and the tandem search, which reads every id once per period, runs
@@ -325,10 +318,10 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
             prefix[0] = 0
             np.multiply(codes[lo:hi], powers[:hi - lo], out=prefix[1:])
             np.cumsum(prefix[1:], out=prefix[1:])
-            s, e = starts[i:j].astype(np.intp) - lo, ends[i:j].astype(np.intp) - lo  # 8-byte: gathers 3x faster
+            s, e = starts[i:j] - lo, ends[i:j] - lo
             # Align every run to one exponent, the same in every block, by multiplying up
             # instead of dividing: h = (P[e] - P[s]) * base^(top - s).
-            out[i:j] = ((prefix[e] - prefix[s]) * powers[top - s]).astype(np.int64)
+            out[i:j] = ((lookup(prefix, e) - lookup(prefix, s)) * lookup(powers, top - s)).astype(np.int64)
     return out
 
 
@@ -354,16 +347,15 @@ def _punct(codes, flags, is_sep, stream) -> Stream:
     first = punct.copy()
     first[o_starts] = True
     del other
-    found = np.flatnonzero(first)  # in order already: no sort; 8-byte positions gather fast
+    starts = positions(first)  # in order already: no sort
     del first
-    starts = _narrow(found)
-    is_punct = punct[found]
+    is_punct = lookup(punct, starts)
     # Stretches of other text get ids that match nothing (negative and distinct). Code
     # points (below 2**21), stretch counts and positions fit int32 while the text does.
     wide = starts.dtype
-    stretch = np.cumsum(~is_punct, dtype=np.intp) - 1
-    ids = np.where(is_punct, codes[found].astype(wide), (-1 - stretch).astype(wide))
-    ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
+    stretch = np.cumsum(~is_punct, dtype=wide) - 1
+    ids = np.where(is_punct, lookup(codes, starts).astype(wide), -1 - stretch)
+    ends = np.where(is_punct, starts + 1, lookup(o_ends, np.maximum(stretch, 0)) if o_ends.size else starts + 1)
     return stream("punct", ids, starts, ends, "")
 
 
