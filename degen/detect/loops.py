@@ -184,10 +184,9 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
         stops = r.start + r.count * r.period
         a, b = stream.owner_index(r.start), stream.owner_index(stops - 1)
         counts = np.where(a == b, r.count, 0)
-        for i in np.flatnonzero(a != b):  # split across segments: count the copies per segment
-            ends = np.minimum(stream.bounds[a[i] + 1:b[i] + 2], stops[i])
-            begins = np.maximum(stream.bounds[a[i]:b[i] + 1], r.start[i])
-            counts[i] = int(((ends - begins) // r.period[i]).max())
+        split = np.flatnonzero(a != b)
+        if split.size:  # split across segments: count the copies per segment
+            counts[split] = _most_copies_in_a_segment(stream.bounds, r, stops, a[split], b[split], split)
         i = int(np.argmax(counts))
         if counts[i] > best:
             best = int(counts[i])
@@ -196,6 +195,20 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
             seg = stream.locate(start)[0]
             best_unit = _display(_text(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
     return best_unit, (best if best_unit else 0)
+
+
+def _most_copies_in_a_segment(bounds: np.ndarray, r: Runs, stops: np.ndarray, first: np.ndarray,
+                              last: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """For runs ``which`` (from text ``first`` to text ``last`` of their stream), the
+    most whole copies of the unit that lie in one text, all runs at once: each run is cut
+    into its pieces, one per text it touches."""
+    pieces = last - first + 1
+    offsets = np.cumsum(pieces) - pieces
+    run = np.repeat(which, pieces)
+    text = np.repeat(first, pieces) + np.arange(int(pieces.sum())) - np.repeat(offsets, pieces)
+    ends = np.minimum(bounds[text + 1], stops[run])
+    begins = np.maximum(bounds[text], r.start[run])
+    return np.maximum.reduceat((ends - begins) // r.period[run], offsets)
 
 
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:
