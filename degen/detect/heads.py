@@ -33,9 +33,11 @@ class Heads:
         keys: the leading characters of every phrase packed into one number, sorted.
         next_keys: for phrases of ``2 * size`` characters or more, their leading
             characters and the ``size`` after them, mixed into one number, sorted;
-            ``short``: the packed leading characters of the shorter phrases. Tested after
-            ``keys``, they drop most starts a long phrase only begins like ("tha" of
-            "that" for "thanks"), each of which would cost a regex attempt.
+            ``short``: for the shorter phrases, per count ``e`` of characters after the
+            leading ones, the leading characters mixed with those ``e`` (the whole
+            phrase). Tested after ``keys``, they drop most starts a phrase only begins
+            like ("tha" of "that" for "thanks", "mer" of "customer" for "merci"), each of
+            which would cost a regex attempt.
     """
 
     size: int
@@ -45,7 +47,7 @@ class Heads:
     firsts: np.ndarray
     keys: np.ndarray
     next_keys: np.ndarray
-    short: np.ndarray
+    short: tuple[np.ndarray, ...]
 
     @classmethod
     def of(cls, phrases) -> "Heads":
@@ -66,8 +68,9 @@ class Heads:
         reach = 2 * size
         next_keys = np.unique(np.array([_mix(_pack([ord(c) for c in p[:size]]), _pack([ord(c) for c in p[size:reach]]))
                                         for p in phrases if len(p) >= reach], dtype=np.uint64))
-        short = np.unique(np.array([_pack([ord(c) for c in p[:size]]) for p in phrases if len(p) < reach],
-                                   dtype=np.uint64))
+        short = tuple(np.unique(np.array([_mix(_pack([ord(c) for c in p[:size]]), _pack([ord(c) for c in p[size:]]))
+                                          for p in phrases if len(p) == size + extra], dtype=np.uint64))
+                      for extra in range(size))
         return cls(size, ids, width, pairs, firsts, keys, next_keys, short)
 
     @property
@@ -93,11 +96,15 @@ class Heads:
         # The next ``size`` characters, where the text has them (a start too near its end
         # is kept: ``pattern.match`` settles it).
         inside = np.flatnonzero(positions + self.reach <= codes.size)
-        following = np.zeros(inside.size, dtype=np.uint64)
+        lead, following = packed[inside], np.zeros(inside.size, dtype=np.uint64)
+        found = _member(self.short[0], _mix(lead, following))
         for k in range(self.size, self.reach):
             following = (following << np.uint64(BITS)) | codes[positions[inside] + k].astype(np.uint64)
+            extra = k - self.size + 1  # the phrases of size + extra characters, whole
+            if extra < self.size and self.short[extra].size:
+                found |= _member(self.short[extra], _mix(lead, following))
         keep = np.ones(positions.size, dtype=bool)
-        keep[inside] = _member(self.short, packed[inside]) | _member(self.next_keys, _mix(packed[inside], following))
+        keep[inside] = found | _member(self.next_keys, _mix(lead, following))
         return positions[keep]
 
 
