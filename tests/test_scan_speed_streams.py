@@ -72,3 +72,12 @@ def test_lookup_is_indexing_clipped_to_the_table(table, index, dtype):
     index = np.array(index, dtype=np.int64) % (np.iinfo(dtype).max + 1 if dtype == np.uint16 else 0x110000)
     got = tokens.lookup(table, index.astype(dtype))
     assert got.dtype == table.dtype and got.tolist() == table[np.minimum(index, table.size - 1)].tolist()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 3000), st.integers(2, 2**64 - 1))
+def test_powers_by_doubling_are_cumprod(count, base):
+    base = np.uint64(base)
+    with np.errstate(over="ignore"):
+        want = np.cumprod(np.full(count, base, dtype=np.uint64))
+    assert np.array_equal(tokens._powers(base, count), want)

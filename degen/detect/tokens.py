@@ -310,7 +310,7 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     base = np.uint64(1_000_003)
     out = np.empty(starts.size, dtype=np.int64)
     with np.errstate(over="ignore"):
-        powers = np.cumprod(np.full(top + 1, base, dtype=np.uint64))  # powers[k] = base ** (k + 1)
+        powers = _powers(base, top + 1)  # powers[k] = base ** (k + 1)
         for i, j in blocks:
             lo, hi = int(starts[i]), int(ends[j - 1])
             # prefix[k] = sum of codes[lo + i] * base^(i + 1) for i < k, built in place
@@ -323,6 +323,23 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
             # instead of dividing: h = (P[e] - P[s]) * base^(top - s).
             out[i:j] = ((lookup(prefix, e) - lookup(prefix, s)) * lookup(powers, top - s)).astype(np.int64)
     return out
+
+
+def _powers(base: np.uint64, count: int) -> np.ndarray:
+    """``base ** (k + 1)`` mod 2**64 for k < count, by doubling: each step multiplies the
+    powers so far by the last of them, one vectorised product where np.cumprod runs one
+    element at a time (3 ms for a million). Products mod 2**64 are exact, so the values
+    are cumprod's."""
+    powers = np.empty(count, dtype=np.uint64)
+    if count:
+        powers[0] = base
+    done = min(count, 1)
+    with np.errstate(over="ignore"):
+        while done < count:
+            step = min(done, count - done)
+            np.multiply(powers[:step], powers[done - 1], out=powers[done:done + step])
+            done += step
+    return powers
 
 
 def _words(codes, flags, stream) -> Stream:
