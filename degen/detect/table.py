@@ -79,8 +79,8 @@ class SegmentTable:
         not real speech (``members``: the segments of one speaker's stream in that range;
         ``uniform_min``: how many equal durations in a row count, default
         ``config.uniform_duration_run``)."""
-        if 0 <= last - first < SMALL_RANGE and (members is None or (len(members) == 1 and members[0] == first)):
-            return self._small_evidence(first, last, config, uniform_min or config.uniform_duration_run)
+        if 0 <= last - first < SMALL_RANGE:
+            return self._small_evidence(first, last, config, uniform_min or config.uniform_duration_run, members)
         found = []
         rate = self.rate(first, last, config, members)
         if rate is not None and rate > self.rate_limit(first, last, config):
@@ -110,18 +110,21 @@ class SegmentTable:
             found.append("slow")
         return found
 
-    def _small_evidence(self, first: int, last: int, config: DetectConfig, uniform_min: int) -> tuple[str, ...]:
-        """``evidence`` for a few segments (all of them; most loops lie in one), in plain
-        Python over their values: a dozen numpy calls cost more than the arithmetic. Sums
-        of fewer than eight floats add in order in numpy too, so the figures are equal."""
+    def _small_evidence(self, first: int, last: int, config: DetectConfig, uniform_min: int,
+                        members=None) -> tuple[str, ...]:
+        """``evidence`` for a few segments (most loops lie in one; ``members``: one
+        speaker's among them, whose units the rate counts), in plain Python over their
+        values: a dozen numpy calls cost more than the arithmetic. Sums of fewer than
+        eight floats add in order in numpy too, so the figures are equal."""
         stop = last + 1
         closed, units = self.closed[first:stop].tolist(), self.units[first:stop].tolist()
         start, end = self.start[first:stop].tolist(), self.end[first:stop].tolist()
         found = []
-        if self.timed and closed[-1] and sum(units) >= config.rate_min_units:
+        spoken = sum(units) if members is None else sum(self.units[members].tolist())  # the rate's units
+        if self.timed and closed[-1] and spoken >= config.rate_min_units:
             cjk = self.cjk[first:stop].tolist()
             limit = config.max_cjk_rate if sum(cjk) / len(cjk) >= 0.5 else config.max_word_rate
-            if sum(units) / max(end[-1] - start[0], config.rate_min_seconds) > limit:
+            if spoken / max(end[-1] - start[0], config.rate_min_seconds) > limit:
                 found.append("dense")
         if not all(closed):
             found.append("unclosed")
