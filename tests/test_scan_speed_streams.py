@@ -81,3 +81,17 @@ def test_powers_by_doubling_are_cumprod(count, base):
     with np.errstate(over="ignore"):
         want = np.cumprod(np.full(count, base, dtype=np.uint64))
     assert np.array_equal(tokens._powers(base, count), want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="aZ字ß'. !,\uff21-", max_size=8), min_size=1, max_size=12))
+def test_keys_from_the_char_stream_are_the_keys_from_code_points(texts):
+    built = tokens.build_streams(texts)
+    # the path read from the char stream, wherever there is a word character at all
+    assert built.chars.ends is None and (built.chars.ids.dtype == np.uint16 or built.chars.ids.size == 0)
+    norm = _normalized(texts)
+    codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
+    is_sep = codes == tokens._SEP
+    flags = tokens.classify(codes)
+    flags[is_sep] = 0
+    assert built.keys == tokens._keys(codes, flags, is_sep)
