@@ -97,3 +97,15 @@ def test_search_in_live_stretches_equals_whole_search(tokens, max_period, min_co
     ids = np.array([t if t is not None else -1 - i for i, t in enumerate(tokens)], dtype=np.int32)
     within = as_tuples(periodic.tandem_repeats_in(ids, ids >= 0, max_period, min_count))
     assert within == as_tuples(tandem_repeats(ids, max_period, min_count))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=150), st.integers(1, 12), st.integers(2, 4))
+def test_every_period_at_once_equals_one_period_at_a_time(ids, max_period, min_count):
+    ids = np.array(ids, dtype=np.int32)
+    top = min(max_period, ids.size // 2)
+    sampled = periodic._sampled_candidates(ids, top, min_count - 1)
+    batched = periodic._runs_all(ids, sampled, min_count)
+    for p in range(1, top + 1):
+        one = periodic._runs_at(ids, p, min_count, sampled[p - 1])
+        assert batched[p - 1][0].tolist() == one[0].tolist() and batched[p - 1][1].tolist() == one[1].tolist()

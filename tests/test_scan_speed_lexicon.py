@@ -109,3 +109,15 @@ def test_long_text_goes_through_the_prefilter():
     assert len(text) >= LONG_TEXT
     assert _spans(LEXICON.finditer(text)) == _spans(LEXICON.pattern.finditer(text))
     assert LEXICON.finditer(text)
+
+
+def test_heads_read_short_phrases_whole():
+    import numpy as np
+
+    def found(phrases, text):
+        return Heads.of(phrases).candidates(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)).tolist()
+
+    # "mer" of "customer" begins no phrase here: the characters after it rule out "merci".
+    assert found(["merci", "thanks"], "customerfriday") == []
+    assert found(["merci", "thanks"], "customercimerci") == [5, 10]  # the last one too near the end: kept
+    assert found(["merci", "ok!", "okay"], "ok!xokayokxxxx") == [0, 4]  # three, four, five characters

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tokens import positions_by_block
+from .tokens import lookup, positions_by_block
 
 MAX_CODE = 0x110000
 BITS = 21  # a code point fits 21 bits: three pack into one uint64
@@ -33,9 +33,11 @@ class Heads:
         keys: the leading characters of every phrase packed into one number, sorted.
         next_keys: for phrases of ``2 * size`` characters or more, their leading
             characters and the ``size`` after them, mixed into one number, sorted;
-            ``short``: the packed leading characters of the shorter phrases. Tested after
-            ``keys``, they drop most starts a long phrase only begins like ("tha" of
-            "that" for "thanks"), each of which would cost a regex attempt.
+            ``short``: for the shorter phrases, per count ``e`` of characters after the
+            leading ones, the leading characters mixed with those ``e`` (the whole
+            phrase). Tested after ``keys``, they drop most starts a phrase only begins
+            like ("tha" of "that" for "thanks", "mer" of "customer" for "merci"), each of
+            which would cost a regex attempt.
     """
 
     size: int
@@ -45,7 +47,7 @@ class Heads:
     firsts: np.ndarray
     keys: np.ndarray
     next_keys: np.ndarray
-    short: np.ndarray
+    short: tuple[np.ndarray, ...]
 
     @classmethod
     def of(cls, phrases) -> "Heads":
@@ -66,8 +68,9 @@ class Heads:
         reach = 2 * size
         next_keys = np.unique(np.array([_mix(_pack([ord(c) for c in p[:size]]), _pack([ord(c) for c in p[size:reach]]))
                                         for p in phrases if len(p) >= reach], dtype=np.uint64))
-        short = np.unique(np.array([_pack([ord(c) for c in p[:size]]) for p in phrases if len(p) < reach],
-                                   dtype=np.uint64))
+        short = tuple(np.unique(np.array([_mix(_pack([ord(c) for c in p[:size]]), _pack([ord(c) for c in p[size:]]))
+                                          for p in phrases if len(p) == size + extra], dtype=np.uint64))
+                      for extra in range(size))
         return cls(size, ids, width, pairs, firsts, keys, next_keys, short)
 
     @property
@@ -77,12 +80,12 @@ class Heads:
 
     def candidates(self, codes: np.ndarray) -> np.ndarray:
         """Positions of ``codes`` where some phrase's leading characters stand."""
-        ids = self.ids[codes].astype(np.int32 if self.width * self.width >= 2 ** 16 else np.uint16)
+        ids = lookup(self.ids, codes).astype(np.int32 if self.width * self.width >= 2 ** 16 else np.uint16)
         last = codes.size - self.size + 1  # the leading characters must fit
         if self.size == 1:
-            positions = np.flatnonzero(self.firsts[ids[:max(last, 0)]])
+            positions = np.flatnonzero(lookup(self.firsts, ids[:max(last, 0)]))
         else:  # the first pair on every position at once, the next only where it held
-            positions = np.flatnonzero(self.pairs[0][ids[:max(last, 0)] * self.width + ids[1:max(last, 0) + 1]])
+            positions = np.flatnonzero(lookup(self.pairs[0], ids[:max(last, 0)] * self.width + ids[1:max(last, 0) + 1]))
         for k in range(1, self.size - 1):
             positions = positions[self.pairs[k][ids[positions + k] * self.width + ids[positions + k + 1]]]
         packed = np.zeros(positions.size, dtype=np.uint64)
@@ -93,11 +96,15 @@ class Heads:
         # The next ``size`` characters, where the text has them (a start too near its end
         # is kept: ``pattern.match`` settles it).
         inside = np.flatnonzero(positions + self.reach <= codes.size)
-        following = np.zeros(inside.size, dtype=np.uint64)
+        lead, following = packed[inside], np.zeros(inside.size, dtype=np.uint64)
+        found = _member(self.short[0], _mix(lead, following))
         for k in range(self.size, self.reach):
             following = (following << np.uint64(BITS)) | codes[positions[inside] + k].astype(np.uint64)
+            extra = k - self.size + 1  # the phrases of size + extra characters, whole
+            if extra < self.size and self.short[extra].size:
+                found |= _member(self.short[extra], _mix(lead, following))
         keep = np.ones(positions.size, dtype=bool)
-        keep[inside] = _member(self.short, packed[inside]) | _member(self.next_keys, _mix(packed[inside], following))
+        keep[inside] = found | _member(self.next_keys, _mix(lead, following))
         return positions[keep]
 
 

@@ -32,8 +32,12 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
     run_starts, periods, run_stops = runs.start[keep], runs.period[keep], (runs.start + runs.length)[keep]
     starts = _aligned(stream, run_starts, periods, run_stops)
     counts = (run_stops - starts) // periods
+    # The texts holding each run's first token, its last whole copy's last, and its last
+    # token's (``stream.owner_index``), found for all runs at once rather than per run.
+    texts = [stream.owner_index(at).tolist() for at in (starts, starts + counts * periods - 1, run_stops - 1)]
     out, long_units = [], {}
-    for start, period, count, run_stop in zip(starts.tolist(), periods.tolist(), counts.tolist(), run_stops.tolist()):
+    for start, period, count, run_stop, k_first, k_last, k_stop in zip(
+            starts.tolist(), periods.tolist(), counts.tolist(), run_stops.tolist(), *texts):
         if count < fewest:  # below every count rule only a clause can pass (_judge's last branches)
             unit = (period, stream.ids[start:start + period].tobytes())  # equal ids, equal text
             if unit not in long_units:
@@ -42,7 +46,7 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
             if not long_units[unit]:
                 continue  # most doubles (``the the``) end here, before the costly evidence
         finding = _judge(stream, start, period, count, transcript, table, config, speaker,
-                         _cut_copies(stream, start, period, run_stop))
+                         _cut_copies(stream, start, period, run_stop, k_first, k_stop), (k_first, k_last))
         if finding is not None:
             out.append(finding)
     return out
@@ -58,12 +62,12 @@ def _aligned(stream: Stream, start: np.ndarray, period: np.ndarray, stop: np.nda
     return np.where(move, bound, start)
 
 
-def _cut_copies(stream: Stream, start: int, period: int, run_stop: int) -> float:
+def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int, k1: int) -> float:
     """Copies of the unit in a run that fills its segment to an edge, counting the copy
     cut short before it: loops start in the previous chunk and stop at the token cap,
     usually mid-unit (``面有几条小路，前面有几条小路，前面有几条小路``). 0 when the run
-    touches neither edge of its segment."""
-    k0, k1 = stream.owner_index(np.asarray([start, run_stop - 1]))
+    touches neither edge of its segment (texts ``k0`` and ``k1`` of the stream hold its
+    first and last token)."""
     if k0 != k1:
         return 0.0
     begin, end = int(stream.bounds[k0]), int(stream.bounds[k0 + 1])
@@ -78,17 +82,18 @@ def _cut_copies(stream: Stream, start: int, period: int, run_stop: int) -> float
 
 def _judge(stream: Stream, start: int, period: int, count: int, transcript: Transcript,
            table: SegmentTable, config: DetectConfig, speaker: str | None,
-           cut_copies: float = 0.0) -> Finding | None:
+           cut_copies: float, texts: tuple[int, int]) -> Finding | None:
+    """A finding for ``count`` copies of ``period`` tokens from ``start``, or None;
+    ``texts``: the stream's texts holding the first and the last of those tokens."""
     stop = start + count * period
     unit_key = stream.text(start, start + period)
     graphemes = grapheme_len(unit_key.replace(" ", ""))
     threshold = config.threshold_for(graphemes)
-    first, first_frac = stream.locate(start)
-    last, last_frac = stream.locate(stop - 1)
+    first, first_frac = _place(stream, texts[0], start)
+    last, last_frac = _place(stream, texts[1], stop - 1)
     members = None
     if speaker is not None:  # a per-speaker stream: judge that speaker's text only
-        k0, k1 = stream.owner_index(np.asarray([start, stop - 1]))
-        members = stream.owners[k0:k1 + 1]
+        members = stream.owners[texts[0]:texts[1] + 1]
     evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
     if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
         threshold *= 2  # spread over turns of several speakers: a drill or a read-back
@@ -125,6 +130,12 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
         covered=count * grapheme_len(content(unit_key) or unit_key),
     )
+
+
+def _place(stream: Stream, k: int, position: int) -> tuple[int, float]:
+    """``stream.locate(position)`` when text ``k`` of the stream holds ``position``."""
+    begin = int(stream.bounds[k])
+    return int(stream.owners[k]), (position - begin) / max(1, int(stream.bounds[k + 1]) - begin)
 
 
 def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:
@@ -184,10 +195,9 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
         stops = r.start + r.count * r.period
         a, b = stream.owner_index(r.start), stream.owner_index(stops - 1)
         counts = np.where(a == b, r.count, 0)
-        for i in np.flatnonzero(a != b):  # split across segments: count the copies per segment
-            ends = np.minimum(stream.bounds[a[i] + 1:b[i] + 2], stops[i])
-            begins = np.maximum(stream.bounds[a[i]:b[i] + 1], r.start[i])
-            counts[i] = int(((ends - begins) // r.period[i]).max())
+        split = np.flatnonzero(a != b)
+        if split.size:  # split across segments: count the copies per segment
+            counts[split] = _most_copies_in_a_segment(stream.bounds, r, stops, a[split], b[split], split)
         i = int(np.argmax(counts))
         if counts[i] > best:
             best = int(counts[i])
@@ -196,6 +206,20 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
             seg = stream.locate(start)[0]
             best_unit = _display(_text(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
     return best_unit, (best if best_unit else 0)
+
+
+def _most_copies_in_a_segment(bounds: np.ndarray, r: Runs, stops: np.ndarray, first: np.ndarray,
+                              last: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """For runs ``which`` (from text ``first`` to text ``last`` of their stream), the
+    most whole copies of the unit that lie in one text, all runs at once: each run is cut
+    into its pieces, one per text it touches."""
+    pieces = last - first + 1
+    offsets = np.cumsum(pieces) - pieces
+    run = np.repeat(which, pieces)
+    text = np.repeat(first, pieces) + np.arange(int(pieces.sum())) - np.repeat(offsets, pieces)
+    ends = np.minimum(bounds[text + 1], stops[run])
+    begins = np.maximum(bounds[text], r.start[run])
+    return np.maximum.reduceat((ends - begins) // r.period[run], offsets)
 
 
 def find_runs(stream: Stream, config: DetectConfig) -> Runs:

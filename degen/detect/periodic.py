@@ -75,6 +75,64 @@ def _runs_at(ids: np.ndarray, p: int, min_count: int, first: np.ndarray | None =
     return starts[keep], lengths[keep]
 
 
+def _runs_all(ids: np.ndarray, candidates: list[np.ndarray], min_count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``_runs_at(ids, p, min_count, candidates[p - 1])`` for every period p at once.
+
+    Each period's positions lie in a row of their own, ``n + 1`` wide, along one axis, so
+    that one pass of array operations serves every period (a dozen calls in all, not a
+    dozen a period): a row's windows end ``p + 1`` or more before the next row begins,
+    so no window or run reaches across two periods.
+    """
+    n, need, width = ids.size, min_count - 1, ids.size + 1
+    empty = (np.zeros(0, dtype=np.int64),) * 2
+    sizes = [c.size for c in candidates]
+    if not sum(sizes):
+        return [empty] * len(candidates)
+    period = np.repeat(np.arange(1, len(candidates) + 1, dtype=np.int64), sizes)
+    first = np.concatenate(candidates).astype(np.int64, copy=False)
+    keep = _plausible_all(ids, period, first, need)
+    period, first = period[keep], first[keep]
+    row = (period - 1) * width
+    window = _ranges(row + np.maximum(first * period - (period - 1), 0), row + np.minimum((first + need) * period, n - period))
+    at_period = window // width + 1
+    at = window - (at_period - 1) * width
+    hit = ids[at] == ids[at + at_period]
+    matches, at_period = window[hit], at_period[hit]
+    if matches.size == 0:
+        return [empty] * len(candidates)
+    breaks = np.flatnonzero(np.diff(matches) != 1)
+    heads = np.concatenate(([0], breaks + 1))
+    starts = matches[heads]
+    lengths = matches[np.concatenate((breaks, [matches.size - 1]))] + 1 - starts
+    period = at_period[heads]
+    keep = lengths >= period * (min_count - 1)
+    starts, lengths, period = starts[keep] - (period[keep] - 1) * width, lengths[keep], period[keep]
+    edges = np.searchsorted(period, np.arange(1, len(candidates) + 2))
+    return [(starts[a:b], lengths[a:b]) for a, b in zip(edges.tolist(), edges[1:].tolist())]
+
+
+def _plausible_all(ids: np.ndarray, period: np.ndarray, first: np.ndarray, need: int) -> np.ndarray:
+    """``_plausible`` for candidates of every period at once (``period``: each one's).
+    Where ``_plausible`` skips an offset of 0 (short periods) this tests the sampled hit
+    itself, which holds; period 1 takes no test there, and every test holds for it here."""
+    n = ids.size
+    at = first * period
+    half = period // 2
+    if need == 1:
+        before, after = at - period + half, at + half
+        ok_before = (before >= 0) & _match_all(ids, np.maximum(before, 0), period)
+        ok_after = (after < n - period) & _match_all(ids, np.minimum(after, n - period - 1), period)
+        return ok_before | ok_after
+    keep = np.ones(first.size, dtype=bool)
+    for offset in (half, period // 4, 3 * period // 4):  # between samples j and j + 1
+        keep &= _match_all(ids, at + offset, period)
+    return keep
+
+
+def _match_all(ids: np.ndarray, where: np.ndarray, period: np.ndarray) -> np.ndarray:
+    return ids[where] == ids[where + period]
+
+
 def _chained_hits(samples: np.ndarray, need: int) -> np.ndarray:
     """Indices j where ``samples[j + k] == samples[j + k + 1]`` for every k < ``need``.
     Candidates: where ``need`` sampled hits follow each other. Shifted ANDs keep this to
@@ -161,8 +219,9 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     top = min(max_period, len(ids) // 2)
     dense = _dense_runs(ids, top, scan_count) if ids.size * top <= DENSE_BUDGET else None
     sampled = _sampled_candidates(ids, top, scan_count - 1) if dense is None else None
+    batched = _runs_all(ids, sampled, scan_count) if sampled is not None else None
     for p in sorted(dense) if dense is not None else range(1, top + 1):
-        starts, lengths = dense[p] if dense is not None else _runs_at(ids, p, scan_count, sampled[p - 1])
+        starts, lengths = dense[p] if dense is not None else batched[p - 1]
         if starts.size:
             keep = np.ones(starts.size, dtype=bool)
             for q in _divisors(p):

@@ -12,6 +12,8 @@ from functools import lru_cache
 import numpy as np
 import regex
 
+from .tokens import lookup
+
 # Code point ranges of scripts written without spaces, one grapheme about one syllable.
 CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
               (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
@@ -23,7 +25,7 @@ _WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*")
 def cjk_mask(codes: np.ndarray) -> np.ndarray:
     """True for each code point of a script written without spaces."""
     if codes.dtype == np.uint16:  # every code in the BMP (most text): one look-up each
-        return _bmp_cjk()[codes]
+        return lookup(_bmp_cjk(), codes)
     return _in_ranges(codes)
 
 

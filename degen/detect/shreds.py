@@ -20,7 +20,7 @@ import numpy as np
 import regex
 
 from .script import _CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
-from .tokens import content, positions_by_block
+from .tokens import content, lookup, positions_by_block
 
 MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
 # A CJK grapheme, a space, the same grapheme: a doubled word boundary. Counted in C first,
@@ -81,7 +81,7 @@ def _cjk_then_space(text: str) -> np.ndarray:
     table = _kinds()
 
     def find(codes: np.ndarray) -> np.ndarray:
-        kind = table[np.minimum(codes, table.size - 1)]
+        kind = lookup(table, codes)  # every code above the table's end reads its last entry
         return np.flatnonzero((kind[:-1] == _CJK_KIND) & (kind[1:] == _SPACE_KIND))
 
     return positions_by_block(text, find, 1)

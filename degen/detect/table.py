@@ -79,6 +79,8 @@ class SegmentTable:
         not real speech (``members``: the segments of one speaker's stream in that range;
         ``uniform_min``: how many equal durations in a row count, default
         ``config.uniform_duration_run``)."""
+        if 0 <= last - first < SMALL_RANGE:
+            return self._small_evidence(first, last, config, uniform_min or config.uniform_duration_run, members)
         found = []
         rate = self.rate(first, last, config, members)
         if rate is not None and rate > self.rate_limit(first, last, config):
@@ -108,6 +110,54 @@ class SegmentTable:
             found.append("slow")
         return found
 
+    def _small_evidence(self, first: int, last: int, config: DetectConfig, uniform_min: int,
+                        members=None) -> tuple[str, ...]:
+        """``evidence`` for a few segments (most loops lie in one; ``members``: one
+        speaker's among them, whose units the rate counts), in plain Python over their
+        values: a dozen numpy calls cost more than the arithmetic. Sums of fewer than
+        eight floats add in order in numpy too, so the figures are equal."""
+        stop = last + 1
+        closed, units = self.closed[first:stop].tolist(), self.units[first:stop].tolist()
+        start, end = self.start[first:stop].tolist(), self.end[first:stop].tolist()
+        found = []
+        spoken = sum(units) if members is None else sum(self.units[members].tolist())  # the rate's units
+        if self.timed and closed[-1] and spoken >= config.rate_min_units:
+            cjk = self.cjk[first:stop].tolist()
+            limit = config.max_cjk_rate if sum(cjk) / len(cjk) >= 0.5 else config.max_word_rate
+            if spoken / max(end[-1] - start[0], config.rate_min_seconds) > limit:
+                found.append("dense")
+        if not all(closed):
+            found.append("unclosed")
+        if self.timed and self.measured:
+            durations = [b - a for a, b in zip(start, end)]
+            found += _small_shape(durations, closed, sum(units), config, uniform_min)
+        return tuple(found)
+
     def speaker_of(self, first: int, last: int) -> str | None:
         names = sorted({s for s in self.speakers[first:last + 1] if s is not None})
         return "+".join(names) if names else None
+
+
+SMALL_RANGE = 7  # segments below which ``evidence`` reads plain values (numpy sums 8 or more pairwise)
+
+
+def _small_shape(durations: list[float], closed: list[bool], units: int, config: DetectConfig,
+                 uniform_min: int) -> list[str]:
+    """``SegmentTable._shape`` over plain values (the segments' durations, closure and
+    total speech units)."""
+    found, several = [], len(durations) > 1
+    if several and any(d <= 0 for d, c in zip(durations, closed) if c):
+        found.append("zero_length")
+    # all(d > 0), not min(d) > 0: a NaN duration (no time) fails it, as numpy's NaN minimum does
+    if (len(durations) >= uniform_min and all(d > 0 for d in durations)
+            and max(durations) - min(durations) <= config.uniform_tolerance):
+        found.append("uniform")
+    if several and all(closed) and all(abs(d - config.window_seconds) <= config.uniform_tolerance for d in durations):
+        found.append("window")
+    seconds = 0.0
+    for d, c in zip(durations, closed):  # in order from 0.0, as numpy adds fewer than 8 (sum() may compensate)
+        if c and d > 0:
+            seconds += d
+    if units and seconds >= config.slow_min_seconds and units / seconds < config.slow_rate:
+        found.append("slow")
+    return found

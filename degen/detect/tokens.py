@@ -40,6 +40,13 @@ def _flag(code: int) -> int:
     return _FLAGS[unicodedata.category(chr(code))[0]] | extra
 
 
+def lookup(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table[index]`` for indices that lie in the table (an index past its end reads its
+    last entry): np.take in "clip" mode skips numpy's bounds check and index conversion,
+    which halves the time of a gather by uint32 code points or int32 positions."""
+    return np.take(table, index, mode="clip")
+
+
 @lru_cache(maxsize=1)
 def _bmp_table() -> np.ndarray:
     return np.array([_flag(c) for c in range(0x10000)], dtype=np.uint8)
@@ -62,8 +69,8 @@ def classify(codes: np.ndarray) -> np.ndarray:
         return flags[index].reshape(codes.shape)
     table = _bmp_table()
     if not codes.size or int(codes.max()) <= 0xFFFF:  # most text: no clipped copy, no astral pass
-        return table[codes]
-    flags = table[np.minimum(codes, 0xFFFF)]
+        return lookup(table, codes)
+    flags = lookup(table, codes)  # an astral code reads the last BMP entry until set below
     astral = codes > 0xFFFF
     if astral.any():
         for code in np.unique(codes[astral]).tolist():
@@ -200,7 +207,21 @@ def build_streams(texts: list[str]) -> Streams:
     char_codes = chars.ids if chars.ends is None else codes[chars.starts]
     words = _words(codes, flags, stream)
     punct = _punct(codes, flags, is_sep, stream)
-    return Streams(chars, words, punct, _keys(codes, flags, is_sep), char_codes)
+    return Streams(chars, words, punct, _keys_of(chars, codes, flags, is_sep), char_codes)
+
+
+def _keys_of(chars: Stream, codes: np.ndarray, flags: np.ndarray, is_sep: np.ndarray) -> list[str]:
+    """``_keys``, read from the char stream where its ids are the word characters' code
+    points as uint16 (no clusters, all in the BMP): separators inserted at its bounds
+    and decoded as UTF-16 take about half the time of picking them out of ``codes``."""
+    if chars.ends is not None or chars.ids.dtype != np.uint16:
+        return _keys(codes, flags, is_sep)
+    joined = np.insert(chars.ids, chars.bounds[1:-1], np.uint16(_SEP))
+    keys = str(memoryview(joined), "utf-16-le").split(SEP)  # BMP code points, never surrogates: one unit each
+    if "" in keys:  # segments without content compare by their punctuation
+        marks = _text(codes[((flags & PUNCT) != 0) | is_sep]).split(SEP)
+        keys = [k or m for k, m in zip(keys, marks)]
+    return keys
 
 
 def _keys(codes: np.ndarray, flags: np.ndarray, is_sep: np.ndarray) -> list[str]:
@@ -249,6 +270,8 @@ def positions(mask: np.ndarray) -> np.ndarray:
     uint8 flags."""
     if mask.size >= 2**31 - 1:
         return np.flatnonzero(mask)
+    if mask.size <= POSITION_BLOCK:  # one block (every whole-text build): no shift, no concatenation
+        return np.flatnonzero(mask).astype(np.int32)
     return np.concatenate([np.flatnonzero(mask[a:a + POSITION_BLOCK]).astype(np.int32) + np.int32(a)
                            for a in range(0, mask.size, POSITION_BLOCK)] or [np.zeros(0, dtype=np.int32)])
 
@@ -257,7 +280,7 @@ def _chars(norm, codes, flags, stream) -> Stream:
     clustered = ((flags & (MARK | CLUSTER)) != 0).any()
     if not clustered:  # one code point per grapheme
         starts = positions((flags & WORD) != 0)  # a bool mask: numpy finds those three times as fast
-        ids = codes[starts]
+        ids = lookup(codes, starts)
         if ids.size and int(ids.max()) < 0x10000:
             # Two bytes a character where every one is in the BMP (most text): half the
             # memory, and the tandem search, which reads every id once per period, runs
@@ -301,7 +324,7 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     base = np.uint64(1_000_003)
     out = np.empty(starts.size, dtype=np.int64)
     with np.errstate(over="ignore"):
-        powers = np.cumprod(np.full(top + 1, base, dtype=np.uint64))  # powers[k] = base ** (k + 1)
+        powers = _powers(base, top + 1)  # powers[k] = base ** (k + 1)
         for i, j in blocks:
             lo, hi = int(starts[i]), int(ends[j - 1])
             # prefix[k] = sum of codes[lo + i] * base^(i + 1) for i < k, built in place
@@ -312,8 +335,25 @@ def _hash_runs(codes: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
             s, e = starts[i:j] - lo, ends[i:j] - lo
             # Align every run to one exponent, the same in every block, by multiplying up
             # instead of dividing: h = (P[e] - P[s]) * base^(top - s).
-            out[i:j] = ((prefix[e] - prefix[s]) * powers[top - s]).astype(np.int64)
+            out[i:j] = ((lookup(prefix, e) - lookup(prefix, s)) * lookup(powers, top - s)).astype(np.int64)
     return out
+
+
+def _powers(base: np.uint64, count: int) -> np.ndarray:
+    """``base ** (k + 1)`` mod 2**64 for k < count, by doubling: each step multiplies the
+    powers so far by the last of them, one vectorised product where np.cumprod runs one
+    element at a time (3 ms for a million). Products mod 2**64 are exact, so the values
+    are cumprod's."""
+    powers = np.empty(count, dtype=np.uint64)
+    if count:
+        powers[0] = base
+    done = min(count, 1)
+    with np.errstate(over="ignore"):
+        while done < count:
+            step = min(done, count - done)
+            np.multiply(powers[:step], powers[done - 1], out=powers[done:done + step])
+            done += step
+    return powers
 
 
 def _words(codes, flags, stream) -> Stream:
@@ -340,13 +380,13 @@ def _punct(codes, flags, is_sep, stream) -> Stream:
     del other
     starts = positions(first)  # in order already: no sort
     del first
-    is_punct = punct[starts]
+    is_punct = lookup(punct, starts)
     # Stretches of other text get ids that match nothing (negative and distinct). Code
     # points (below 2**21), stretch counts and positions fit int32 while the text does.
     wide = starts.dtype
     stretch = np.cumsum(~is_punct, dtype=wide) - 1
-    ids = np.where(is_punct, codes[starts].astype(wide), -1 - stretch)
-    ends = np.where(is_punct, starts + 1, o_ends[np.maximum(stretch, 0)] if o_ends.size else starts + 1)
+    ids = np.where(is_punct, lookup(codes, starts).astype(wide), -1 - stretch)
+    ends = np.where(is_punct, starts + 1, lookup(o_ends, np.maximum(stretch, 0)) if o_ends.size else starts + 1)
     return stream("punct", ids, starts, ends, "")
 
 
