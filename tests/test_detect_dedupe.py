@@ -1,5 +1,5 @@
-"""De-duplication by the unit steps findings touch keeps exactly what comparing every
-pair kept."""
+"""De-duplication by the unit steps findings touch, and absorption of timing findings by
+the loops around them, keep exactly what comparing every pair kept."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,3 +34,18 @@ def every_pair(findings):
 @given(st.lists(finding(), max_size=40))
 def test_the_same_findings_kept_in_the_same_order(findings):
     assert [id(f) for f in _dedupe(findings)] == [id(f) for f in every_pair(findings)]
+
+
+@st.composite
+def placed(draw, kind):
+    first = draw(st.integers(0, 40))
+    return Finding(kind=kind, severity="medium", span=None, segments=(first, first + draw(st.integers(0, 10))))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(placed("rate"), max_size=30), st.lists(placed("phrase_loop"), max_size=30))
+def test_timing_inside_a_loop_is_absorbed_exactly_as_by_asking_every_loop(timing, loops):
+    from degen.detect import _absorbed
+    inside = [f for f in timing if not any(l.segments[0] <= f.segments[0] and f.segments[1] <= l.segments[1]
+                                           for l in loops)]
+    assert _absorbed(timing, loops) == inside

@@ -13,7 +13,9 @@ transcripts (``meta["independent"]``) are judged one utterance at a time.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 import math
 import zlib
 from dataclasses import dataclass
@@ -229,7 +231,14 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
 
 
 def _absorbed(timing: list[Finding], loops: list[Finding]) -> list[Finding]:
-    """Drop timing findings that lie inside a loop: the loop carries them as evidence."""
+    """Drop timing findings that lie inside a loop: the loop carries them as evidence.
+    A finding lies inside one when, of the loops that start at or before it, the one that
+    ends last ends at or after it (one binary search each; asking every loop was
+    quadratic in a transcript that loops throughout)."""
+    spans = sorted(l.segments for l in loops)
+    firsts = [first for first, _ in spans]
+    reach = list(itertools.accumulate((last for _, last in spans), max))  # furthest end so far
     def inside(f: Finding) -> bool:
-        return any(l.segments[0] <= f.segments[0] and f.segments[1] <= l.segments[1] for l in loops)
+        k = bisect.bisect_right(firsts, f.segments[0])
+        return k > 0 and reach[k - 1] >= f.segments[1]
     return [f for f in timing if not inside(f)]
