@@ -6,6 +6,9 @@ standard library is imported here.
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
@@ -86,6 +89,106 @@ class Segment:
 
     def with_(self, **changes: Any) -> "Segment":
         return replace(self, **changes)
+
+
+class Packed(Sequence):
+    """Many short strings held as a few long ones: a list of str, read only, for the
+    columns of a large transcript.
+
+    Each str object costs 49 to 74 bytes besides its characters, more than a segment's
+    text takes in an SRT file; here a chunk of strings is one str and each string adds
+    4 bytes (where it ends in its chunk). Indexing gives a str, a slice a list of str.
+
+    >>> p = Packed()
+    >>> p.extend(["ab", "", "c"]); p.extend(["def"])
+    >>> len(p), p[2], p[-1], p[1:4], list(p) == ["ab", "", "c", "def"]
+    (4, 'c', 'def', ['', 'c', 'def'], True)
+    """
+
+    def __init__(self, items: Iterable[str] = ()):
+        self._chunks: list[str] = []
+        self._firsts = array("q")  # the index of each chunk's first string
+        self._ends = array("i")  # where each string ends in its chunk
+        self.extend(items)
+
+    def extend(self, items: Iterable[str]) -> None:
+        """Append ``items`` as one chunk (a few MB of text at most: a chunk is one str)."""
+        items = list(items)
+        if not items:
+            return
+        chunk = "".join(items)
+        if len(chunk) >= 2 ** 31:
+            raise ValueError("a chunk of strings must hold fewer than 2**31 characters")
+        self._firsts.append(len(self._ends))
+        self._chunks.append(chunk)
+        end = 0
+        for item in items:
+            end += len(item)
+            self._ends.append(end)
+
+    def chunks(self) -> Iterable[list[str]]:
+        """The strings, a chunk at a time."""
+        for c in range(len(self._chunks)):
+            yield self._chunk(c, self._firsts[c], self._stop(c))
+
+    def replace_chunk(self, c: int, items: list[str]) -> None:
+        """Put ``items`` in place of the strings of chunk ``c`` (as many of them)."""
+        first, stop = self._firsts[c], self._stop(c)
+        if len(items) != stop - first:
+            raise ValueError("a chunk is replaced by as many strings as it holds")
+        self._chunks[c] = "".join(items)
+        end = 0
+        for i, item in enumerate(items, first):
+            end += len(item)
+            self._ends[i] = end
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            first, stop, step = index.indices(len(self))
+            if step != 1:
+                return list(self)[index]
+            return [item for c in self._chunk_range(first, stop)
+                    for item in self._chunk(c, max(first, self._firsts[c]), min(stop, self._stop(c)))]
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError("Packed index out of range")
+        c = bisect_right(self._firsts, position) - 1
+        start = self._ends[position - 1] if position > self._firsts[c] else 0
+        return self._chunks[c][start:self._ends[position]]
+
+    def __iter__(self):
+        for c in range(len(self._chunks)):
+            yield from self._chunk(c, self._firsts[c], self._stop(c))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (Packed, list)) and len(self) == len(other) and all(
+            a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Packed({len(self)} strings in {len(self._chunks)} chunks)"
+
+    def _stop(self, c: int) -> int:
+        return self._firsts[c + 1] if c + 1 < len(self._firsts) else len(self._ends)
+
+    def _chunk_range(self, first: int, stop: int) -> range:
+        if first >= stop:
+            return range(0)
+        return range(bisect_right(self._firsts, first) - 1, bisect_right(self._firsts, stop - 1))
+
+    def _chunk(self, c: int, first: int, stop: int) -> list[str]:
+        """The strings ``first`` to ``stop`` (indices into the whole) of chunk ``c``."""
+        text, ends = self._chunks[c], self._ends
+        start = ends[first - 1] if first > self._firsts[c] else 0
+        out = []
+        for end in ends[first:stop]:
+            out.append(text[start:end])
+            start = end
+        return out
 
 
 @dataclass(frozen=True)

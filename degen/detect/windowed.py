@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from ..model import give_back_free_memory
+from ..model import Packed, give_back_free_memory
 from . import tokens
 from .tokens import SEP, Stream, Streams
 
@@ -217,7 +217,7 @@ class _Found:
         self.whole = {name: [] for name in ("chars", "words", "punct")}
         self.by_speaker = {(s, name): [] for s in speakers for name in ("chars", "words")}
         self.best = {name: (None, 0) for name in self.whole}
-        self.keys: list[str] = []
+        self.keys = Packed()  # a str object per key would take more than the keys' text
 
     def loops(self) -> list:
         out = [f for name in self.whole for f in self.whole[name]]
@@ -259,7 +259,7 @@ def _window(transcript, texts, core, table, speakers, state: _Found, config) -> 
     for name, (unit, count) in best.items():
         if count > state.best[name][1]:
             state.best[name] = (unit, count)
-    state.keys += keys
+    state.keys.extend(keys)
     return True
 
 
