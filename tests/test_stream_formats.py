@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from degen import io
 from degen.errors import FormatError
-from degen.formats import dumps, streamed
+from degen.formats import dumps, streamed, subtitle_columns
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SUBTITLES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".srt", ".vtt"))
@@ -79,7 +79,9 @@ def _srt(rng: random.Random, cues: int, vtt: bool = False) -> str:
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("vtt", [False, True])
-def test_generated_subtitles_read_the_same_in_pieces(tmp_path, seed, vtt):
+@pytest.mark.parametrize("chunk", [7, subtitle_columns.CHUNK])  # texts packed 7 at a time: speakers split per chunk
+def test_generated_subtitles_read_the_same_in_pieces(tmp_path, monkeypatch, seed, vtt, chunk):
+    monkeypatch.setattr(subtitle_columns, "CHUNK", chunk)
     rng = random.Random(seed)
     text = _srt(rng, 60, vtt)
     if seed % 2:
