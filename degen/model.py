@@ -6,6 +6,7 @@ standard library is imported here.
 
 from __future__ import annotations
 
+import operator
 from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -109,6 +110,7 @@ class Packed(Sequence):
         self._chunks: list[str] = []
         self._firsts = array("q")  # the index of each chunk's first string
         self._ends = array("i")  # where each string ends in its chunk
+        self._lo, self._hi, self._text = 0, 0, ""  # the strings of the chunk last read, and its text
         self.extend(items)
 
     def extend(self, items: Iterable[str]) -> None:
@@ -137,6 +139,7 @@ class Packed(Sequence):
         if len(items) != stop - first:
             raise ValueError("a chunk is replaced by as many strings as it holds")
         self._chunks[c] = "".join(items)
+        self._lo = self._hi = 0  # the chunk last read may be this one
         end = 0
         for i, item in enumerate(items, first):
             end += len(item)
@@ -146,18 +149,30 @@ class Packed(Sequence):
         return len(self._ends)
 
     def __getitem__(self, index):
-        if isinstance(index, slice):
-            first, stop, step = index.indices(len(self))
-            if step != 1:
-                return list(self)[index]
-            return [item for c in self._chunk_range(first, stop)
-                    for item in self._chunk(c, max(first, self._firsts[c]), min(stop, self._stop(c)))]
+        if type(index) is not int:
+            return self._other_item(index)
+        if not self._lo <= index < self._hi:  # another chunk than the last one read
+            index = self._find(index)
+        ends = self._ends
+        return self._text[ends[index - 1] if index > self._lo else 0:ends[index]]
+
+    def _find(self, index: int) -> int:
+        """``index`` made non-negative, its chunk made the one read (``_lo`` to ``_hi``)."""
         position = index + len(self) if index < 0 else index
         if not 0 <= position < len(self):
             raise IndexError("Packed index out of range")
         c = bisect_right(self._firsts, position) - 1
-        start = self._ends[position - 1] if position > self._firsts[c] else 0
-        return self._chunks[c][start:self._ends[position]]
+        self._lo, self._hi, self._text = self._firsts[c], self._stop(c), self._chunks[c]
+        return position
+
+    def _other_item(self, index):
+        if not isinstance(index, slice):
+            return self[operator.index(index)]
+        first, stop, step = index.indices(len(self))
+        if step != 1:
+            return list(self)[index]
+        return [item for c in self._chunk_range(first, stop)
+                for item in self._chunk(c, max(first, self._firsts[c]), min(stop, self._stop(c)))]
 
     def __iter__(self):
         for c in range(len(self._chunks)):

@@ -29,6 +29,7 @@ def test_packed_reads_like_its_list(items, cuts, a, b):
     assert len(p) == len(items) and list(p) == items and p == items
     assert [p[i] for i in range(-len(items), len(items))] == items + items
     assert p[a:b] == items[a:b] and p[a:b:2] == items[a:b:2]
+    assert all(p[np.int64(i)] == items[i] for i in range(len(items)))
     for i in (len(items), -len(items) - 1):
         with pytest.raises(IndexError):
             p[i]
@@ -38,6 +39,7 @@ def test_packed_reads_like_its_list(items, cuts, a, b):
 @given(TEXTS, st.lists(st.integers(0, 40), max_size=6), st.data())
 def test_a_replaced_chunk_reads_back(items, cuts, data):
     p = _packed(items, cuts)
+    assert [p[i] for i in range(len(p))] == items  # each chunk read once: the last one read is kept
     chunks = list(p.chunks())
     assert [x for c in chunks for x in c] == items
     if not chunks:
@@ -46,7 +48,7 @@ def test_a_replaced_chunk_reads_back(items, cuts, data):
     new = [s[::-1] + "x" for s in chunks[c]]
     p.replace_chunk(c, new)
     chunks[c] = new
-    assert list(p) == [x for chunk in chunks for x in chunk]
+    assert list(p) == [x for chunk in chunks for x in chunk] == [p[i] for i in range(len(p))]
     with pytest.raises(ValueError):
         p.replace_chunk(c, new + ["y"])
 
