@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 from array import array
 from bisect import bisect_right
+from itertools import accumulate
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
@@ -123,10 +124,7 @@ class Packed(Sequence):
             raise ValueError("a chunk of strings must hold fewer than 2**31 characters")
         self._firsts.append(len(self._ends))
         self._chunks.append(chunk)
-        end = 0
-        for item in items:
-            end += len(item)
-            self._ends.append(end)
+        self._ends.extend(accumulate(map(len, items)))
 
     def chunks(self) -> Iterable[list[str]]:
         """The strings, a chunk at a time."""
@@ -140,10 +138,7 @@ class Packed(Sequence):
             raise ValueError("a chunk is replaced by as many strings as it holds")
         self._chunks[c] = "".join(items)
         self._lo = self._hi = 0  # the chunk last read may be this one
-        end = 0
-        for i, item in enumerate(items, first):
-            end += len(item)
-            self._ends[i] = end
+        self._ends[first:stop] = array("i", accumulate(map(len, items)))
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -171,6 +166,12 @@ class Packed(Sequence):
         first, stop, step = index.indices(len(self))
         if step != 1:
             return list(self)[index]
+        if first >= stop:
+            return []
+        if not self._lo <= first < self._hi:
+            self._find(first)
+        if stop <= self._hi:  # in one chunk, as most slices are
+            return self._strings(self._text, first, stop, self._lo)
         return [item for c in self._chunk_range(first, stop)
                 for item in self._chunk(c, max(first, self._firsts[c]), min(stop, self._stop(c)))]
 
@@ -197,9 +198,13 @@ class Packed(Sequence):
 
     def _chunk(self, c: int, first: int, stop: int) -> list[str]:
         """The strings ``first`` to ``stop`` (indices into the whole) of chunk ``c``."""
-        text, ends = self._chunks[c], self._ends
-        start = ends[first - 1] if first > self._firsts[c] else 0
-        out = []
+        return self._strings(self._chunks[c], first, stop, self._firsts[c])
+
+    def _strings(self, text: str, first: int, stop: int, chunk_first: int) -> list[str]:
+        """The strings ``first`` to ``stop`` of the chunk ``text``, whose first string is
+        ``chunk_first``."""
+        ends, out = self._ends, []
+        start = ends[first - 1] if first > chunk_first else 0
         for end in ends[first:stop]:
             out.append(text[start:end])
             start = end
