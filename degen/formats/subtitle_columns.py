@@ -69,7 +69,7 @@ class _Cues:
         self.style = _StyleCount()
 
     def add(self, span: Span, body: str, extra: dict) -> None:
-        i = len(self.texts) + len(self.pending)
+        i = len(self.forms)  # the cues added so far (texts are packed or pending)
         if i == 0:
             self.first_id = extra["id"]
         if extra["id"] != _number(self.first_id, i):
