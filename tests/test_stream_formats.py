@@ -209,3 +209,29 @@ def test_a_line_nested_too_deeply_to_write_back_is_refused(tmp_path, depth, refu
     if refused:
         assert "line 2" in result and "cannot be written back" in result
     _same(path, error=refused)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("windows", [False, True])
+def test_subtitles_read_in_pieces_are_judged_as_read_whole(tmp_path, monkeypatch, seed, windows):
+    """Texts packed (model.Packed) give the findings and metrics of texts in a list, on
+    whole streams, on windows, and where grapheme clusters send windows back to the whole."""
+    import degen
+    from degen.detect import windowed
+    from degen.model import Packed
+    rng = random.Random(seed)
+    text = _srt(rng, 150)
+    if seed % 2:  # grapheme clusters: the windowed build hands over to the whole-text one
+        text = text.replace("hello there", "he\u0301llo the\u0301re")
+    ending = ["Thank you.", "Thanks for", "watching!"]  # a known phrase cut between two cues at the end
+    text += "".join(f"{900 + i}\n99:30:{i:02d},000 --> 99:30:{i:02d},900\n{t}\n\n" for i, t in enumerate(ending))
+    path = tmp_path / "a.srt"
+    path.write_bytes(text.encode())
+    monkeypatch.setattr(subtitle_columns, "CHUNK", 11)
+    if windows:
+        monkeypatch.setattr(windowed, "SMALLEST", 0)
+        monkeypatch.setattr(windowed, "WINDOW", 300)
+    whole, pieces = _read(path, False), _read(path, True)
+    assert isinstance(pieces.columns().texts, Packed)
+    found = degen.analyze(pieces)
+    assert found == degen.analyze(whole) and any(f.kind == "hallucination" for f in found.findings)
