@@ -190,12 +190,12 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     texts = transcript.columns().texts
     hits = lexicon_blocks.search(texts, keys, lexicon, straddle=not independent)
     found, covered = _found(hits)
-    keys = {i: lexicon_blocks.matched_key(texts, keys, i) for i in found}  # the keys matched, where read again
+    matched = {i: lexicon_blocks.matched_key(texts, keys, i) for i in found}  # the keys as matched, where needed
     # Most of the segment, or one phrase said again and again (a known phrase looping
     # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
-    candidates = sorted(i for i, m in found.items() if keys[i] and (
-        covered[i] >= config.hallucination_coverage * len(keys[i])
-        or any(p * config.hallucination_repeats in keys[i] for p in set(m))))
+    candidates = sorted(i for i, m in found.items() if matched[i] and (
+        covered[i] >= config.hallucination_coverage * len(matched[i])
+        or any(p * config.hallucination_repeats in matched[i] for p in set(m))))
     groups = _groups(candidates, independent)
     totals = _phrase_totals(found, candidates, table)
     # Nothing but known phrases in the whole file: the recording held no speech at all.
@@ -217,7 +217,7 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
             unit=_clip(_text(transcript, first)), count=phrases.count(phrase),
             excerpt=_clip(_text(transcript, first)), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
-            extent=(float(first), float(last + 1)), covered=sum(len(keys[i]) for i in range(first, last + 1))))
+            extent=(float(first), float(last + 1)), covered=sum(len(matched[i]) for i in range(first, last + 1))))
     return out
 
 
