@@ -9,10 +9,10 @@ from __future__ import annotations
 import operator
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, chain
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -143,6 +143,12 @@ class Packed(Sequence):
     def __len__(self) -> int:
         return len(self._ends)
 
+    def lengths(self) -> Iterator[int]:
+        """``map(len, self)`` without making the strings."""
+        for c in range(len(self._chunks)):
+            ends = self._ends[self._firsts[c]:self._stop(c)]
+            yield from map(operator.sub, ends, chain((0,), ends))
+
     def __getitem__(self, index):
         if type(index) is not int:
             return self._other_item(index)
@@ -209,6 +215,11 @@ class Packed(Sequence):
             out.append(text[start:end])
             start = end
         return out
+
+
+def lengths(texts) -> Iterator[int]:
+    """``map(len, texts)``, quicker for a Packed column (its strings are not made)."""
+    return texts.lengths() if isinstance(texts, Packed) else map(len, texts)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import degen
 from degen.detect import segments, windowed
 from degen.detect.segments import consecutive_repeats, segment_ids
 from degen.formats import loads
-from degen.model import Packed
+from degen.model import Packed, lengths
 
 TEXTS = st.lists(st.text(alphabet=st.sampled_from(list("ab的\x1f\n 😀")), max_size=5), max_size=30)
 
@@ -27,6 +27,7 @@ def _packed(items: list[str], cuts: list[int]) -> Packed:
 def test_packed_reads_like_its_list(items, cuts, a, b):
     p = _packed(items, cuts)
     assert len(p) == len(items) and list(p) == items and p == items
+    assert list(lengths(p)) == list(map(len, items)) == list(lengths(items))
     assert [p[i] for i in range(-len(items), len(items))] == items + items
     assert p[a:b] == items[a:b] and p[a:b:2] == items[a:b:2]
     assert all(p[np.int64(i)] == items[i] for i in range(len(items)))

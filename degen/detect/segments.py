@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from ..model import Transcript
+from ..model import Transcript, lengths as key_lengths
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span, _text
@@ -24,7 +24,7 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     # 64-bit string hashes as ids: equal keys, equal ids (distinct keys collide with
     # negligible probability); an empty segment repeats nothing, so it gets its own id.
     exact = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    lengths = np.fromiter(key_lengths(keys), dtype=np.int64, count=len(keys))
     empty = np.flatnonzero(lengths == 0)
     exact[empty] = np.iinfo(np.int64).min + empty
     if len(keys) < 2:
