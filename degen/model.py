@@ -6,8 +6,13 @@ standard library is imported here.
 
 from __future__ import annotations
 
+import operator
+from array import array
+from bisect import bisect_right
+from itertools import accumulate, chain
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -86,6 +91,135 @@ class Segment:
 
     def with_(self, **changes: Any) -> "Segment":
         return replace(self, **changes)
+
+
+class Packed(Sequence):
+    """Many short strings held as a few long ones: a list of str, read only, for the
+    columns of a large transcript.
+
+    Each str object costs 49 to 74 bytes besides its characters, more than a segment's
+    text takes in an SRT file; here a chunk of strings is one str and each string adds
+    4 bytes (where it ends in its chunk). Indexing gives a str, a slice a list of str.
+
+    >>> p = Packed()
+    >>> p.extend(["ab", "", "c"]); p.extend(["def"])
+    >>> len(p), p[2], p[-1], p[1:4], list(p) == ["ab", "", "c", "def"]
+    (4, 'c', 'def', ['', 'c', 'def'], True)
+    """
+
+    def __init__(self, items: Iterable[str] = ()):
+        self._chunks: list[str] = []
+        self._firsts = array("q")  # the index of each chunk's first string
+        self._ends = array("i")  # where each string ends in its chunk
+        self._lo, self._hi, self._text = 0, 0, ""  # the strings of the chunk last read, and its text
+        self.extend(items)
+
+    def extend(self, items: Iterable[str]) -> None:
+        """Append ``items`` as one chunk (a few MB of text at most: a chunk is one str)."""
+        items = list(items)
+        if not items:
+            return
+        chunk = "".join(items)
+        if len(chunk) >= 2 ** 31:
+            raise ValueError("a chunk of strings must hold fewer than 2**31 characters")
+        self._firsts.append(len(self._ends))
+        self._chunks.append(chunk)
+        self._ends.extend(accumulate(map(len, items)))
+
+    def chunks(self) -> Iterable[list[str]]:
+        """The strings, a chunk at a time."""
+        for c in range(len(self._chunks)):
+            yield self._chunk(c, self._firsts[c], self._stop(c))
+
+    def replace_chunk(self, c: int, items: list[str]) -> None:
+        """Put ``items`` in place of the strings of chunk ``c`` (as many of them)."""
+        first, stop = self._firsts[c], self._stop(c)
+        if len(items) != stop - first:
+            raise ValueError("a chunk is replaced by as many strings as it holds")
+        self._chunks[c] = "".join(items)
+        self._lo = self._hi = 0  # the chunk last read may be this one
+        self._ends[first:stop] = array("i", accumulate(map(len, items)))
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def lengths(self) -> Iterator[int]:
+        """``map(len, self)`` without making the strings."""
+        for c in range(len(self._chunks)):
+            ends = self._ends[self._firsts[c]:self._stop(c)]
+            yield from map(operator.sub, ends, chain((0,), ends))
+
+    def __getitem__(self, index):
+        if type(index) is not int:
+            return self._other_item(index)
+        if not self._lo <= index < self._hi:  # another chunk than the last one read
+            index = self._find(index)
+        ends = self._ends
+        return self._text[ends[index - 1] if index > self._lo else 0:ends[index]]
+
+    def _find(self, index: int) -> int:
+        """``index`` made non-negative, its chunk made the one read (``_lo`` to ``_hi``)."""
+        position = index + len(self) if index < 0 else index
+        if not 0 <= position < len(self):
+            raise IndexError("Packed index out of range")
+        c = bisect_right(self._firsts, position) - 1
+        self._lo, self._hi, self._text = self._firsts[c], self._stop(c), self._chunks[c]
+        return position
+
+    def _other_item(self, index):
+        if not isinstance(index, slice):
+            return self[operator.index(index)]
+        first, stop, step = index.indices(len(self))
+        if step != 1:
+            return list(self)[index]
+        if first >= stop:
+            return []
+        if not self._lo <= first < self._hi:
+            self._find(first)
+        if stop <= self._hi:  # in one chunk, as most slices are
+            return self._strings(self._text, first, stop, self._lo)
+        return [item for c in self._chunk_range(first, stop)
+                for item in self._chunk(c, max(first, self._firsts[c]), min(stop, self._stop(c)))]
+
+    def __iter__(self):
+        for c in range(len(self._chunks)):
+            yield from self._chunk(c, self._firsts[c], self._stop(c))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (Packed, list)) and len(self) == len(other) and all(
+            a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"Packed({len(self)} strings in {len(self._chunks)} chunks)"
+
+    def _stop(self, c: int) -> int:
+        return self._firsts[c + 1] if c + 1 < len(self._firsts) else len(self._ends)
+
+    def _chunk_range(self, first: int, stop: int) -> range:
+        if first >= stop:
+            return range(0)
+        return range(bisect_right(self._firsts, first) - 1, bisect_right(self._firsts, stop - 1))
+
+    def _chunk(self, c: int, first: int, stop: int) -> list[str]:
+        """The strings ``first`` to ``stop`` (indices into the whole) of chunk ``c``."""
+        return self._strings(self._chunks[c], first, stop, self._firsts[c])
+
+    def _strings(self, text: str, first: int, stop: int, chunk_first: int) -> list[str]:
+        """The strings ``first`` to ``stop`` of the chunk ``text``, whose first string is
+        ``chunk_first``."""
+        ends, out = self._ends, []
+        start = ends[first - 1] if first > chunk_first else 0
+        for end in ends[first:stop]:
+            out.append(text[start:end])
+            start = end
+        return out
+
+
+def lengths(texts) -> Iterator[int]:
+    """``map(len, texts)``, quicker for a Packed column (its strings are not made)."""
+    return texts.lengths() if isinstance(texts, Packed) else map(len, texts)
 
 
 @dataclass(frozen=True)

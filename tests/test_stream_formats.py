@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from degen import io
 from degen.errors import FormatError
-from degen.formats import dumps, streamed
+from degen.formats import dumps, streamed, subtitle_columns
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SUBTITLES = sorted(p for p in FIXTURES.rglob("*") if p.suffix in (".srt", ".vtt"))
@@ -79,7 +79,9 @@ def _srt(rng: random.Random, cues: int, vtt: bool = False) -> str:
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("vtt", [False, True])
-def test_generated_subtitles_read_the_same_in_pieces(tmp_path, seed, vtt):
+@pytest.mark.parametrize("chunk", [7, subtitle_columns.CHUNK])  # texts packed 7 at a time: speakers split per chunk
+def test_generated_subtitles_read_the_same_in_pieces(tmp_path, monkeypatch, seed, vtt, chunk):
+    monkeypatch.setattr(subtitle_columns, "CHUNK", chunk)
     rng = random.Random(seed)
     text = _srt(rng, 60, vtt)
     if seed % 2:
@@ -207,3 +209,29 @@ def test_a_line_nested_too_deeply_to_write_back_is_refused(tmp_path, depth, refu
     if refused:
         assert "line 2" in result and "cannot be written back" in result
     _same(path, error=refused)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("windows", [False, True])
+def test_subtitles_read_in_pieces_are_judged_as_read_whole(tmp_path, monkeypatch, seed, windows):
+    """Texts packed (model.Packed) give the findings and metrics of texts in a list, on
+    whole streams, on windows, and where grapheme clusters send windows back to the whole."""
+    import degen
+    from degen.detect import windowed
+    from degen.model import Packed
+    rng = random.Random(seed)
+    text = _srt(rng, 150)
+    if seed % 2:  # grapheme clusters: the windowed build hands over to the whole-text one
+        text = text.replace("hello there", "he\u0301llo the\u0301re")
+    ending = ["Thank you.", "Thanks for", "watching!"]  # a known phrase cut between two cues at the end
+    text += "".join(f"{900 + i}\n99:30:{i:02d},000 --> 99:30:{i:02d},900\n{t}\n\n" for i, t in enumerate(ending))
+    path = tmp_path / "a.srt"
+    path.write_bytes(text.encode())
+    monkeypatch.setattr(subtitle_columns, "CHUNK", 11)
+    if windows:
+        monkeypatch.setattr(windowed, "SMALLEST", 0)
+        monkeypatch.setattr(windowed, "WINDOW", 300)
+    whole, pieces = _read(path, False), _read(path, True)
+    assert isinstance(pieces.columns().texts, Packed)
+    found = degen.analyze(pieces)
+    assert found == degen.analyze(whole) and any(f.kind == "hallucination" for f in found.findings)

@@ -24,12 +24,12 @@ from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span, _text
 from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
-from .shreds import match_keys, straddling
+from . import lexicon_blocks
+from .lexicon_blocks import LONG_TEXT, matches  # noqa: F401  (matches: part of this module's interface)
 from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
-LONG_TEXT = 100_000  # characters from which the lexicon search runs only where a phrase can start
 WEAK_PREFIX = "weak-"  # source ids of phrases people really say
 
 
@@ -180,40 +180,6 @@ def _trie_pattern(phrases) -> str:
     return build(trie)
 
 
-def matches(keys: list[str], lexicon: Lexicon, hits: list | None = None) -> dict[int, list[str]]:
-    """The lexicon phrases found in each segment key (only segments with some), in one
-    pass of the automaton over all keys joined (``hits``: those matches, found already)."""
-    if lexicon.pattern is None or not keys:
-        return {}
-    if hits is None:
-        hits = lexicon.finditer(SEP.join(keys))
-    if not hits:
-        return {}
-    bounds = np.cumsum(np.fromiter(map(len, keys), dtype=np.int64, count=len(keys)) + 1)
-    owners = np.searchsorted(bounds, [m.start() for m in hits], side="right")
-    found: dict[int, list[str]] = {}
-    for i, m in zip(owners.tolist(), hits):
-        found.setdefault(i, []).append(m.group())
-    return found
-
-
-LEXICON_BLOCK = 1 << 16  # keys of independent utterances matched at a time
-
-
-def matches_by_block(keys: list[str], lexicon: Lexicon) -> dict[int, list[str]]:
-    """What ``matches(keys, lexicon)`` finds, a block of keys at a time: no match crosses
-    the separator between two keys (the pattern is literal phrases without it), so each
-    block's matches are the whole text's, and the keys of a large manifest (about its
-    size) are never joined whole."""
-    found: dict[int, list[str]] = {}
-    for first in range(0, len(keys), LEXICON_BLOCK):
-        block = keys[first:first + LEXICON_BLOCK]
-        hits, _ = lexicon.finditer_keys(block, joined_too=False)
-        for i, phrases in matches(block, lexicon, hits).items():
-            found[first + i] = phrases
-    return found
-
-
 def hallucination_findings(transcript: Transcript, keys: list[str], table: SegmentTable, config: DetectConfig,
                            lexicon: Lexicon, independent: bool = False) -> list[Finding]:
     """One finding per run of consecutive segments made mostly of lexicon phrases.
@@ -221,28 +187,19 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
     ``independent``: each segment is its own utterance, so file edges, gaps and
     repeats across segments say nothing; only the segment's own timing counts.
     """
-    keys = match_keys(transcript.columns().texts, keys)
-    if independent:  # no phrase across utterances: keys matched a block at a time, never all joined
-        found, joined = matches_by_block(keys, lexicon), ""
-    else:
-        separated, joined = lexicon.finditer_keys(keys)
-        found = matches(keys, lexicon, separated)  # sparse: most segments hold no phrase
-    covered = {i: sum(map(len, m)) for i, m in found.items()}
-    for i, phrase, here, there in ([] if independent else straddling(keys, lexicon, joined)):
-        found.setdefault(i, []).append(phrase)  # a phrase cut between two turns
-        found.setdefault(i + 1, []).append(phrase)
-        covered[i] = covered.get(i, 0) + here
-        covered[i + 1] = covered.get(i + 1, 0) + there
+    texts = transcript.columns().texts
+    hits = lexicon_blocks.search(texts, keys, lexicon, straddle=not independent)
+    found, covered = _found(hits)
+    matched = {i: lexicon_blocks.matched_key(texts, keys, i) for i in found}  # the keys as matched, where needed
     # Most of the segment, or one phrase said again and again (a known phrase looping
     # after real speech: "... party. Thank you. Thank you. Thank you. Thank you.").
-    candidates = sorted(i for i, m in found.items() if keys[i] and (
-        covered[i] >= config.hallucination_coverage * len(keys[i])
-        or any(p * config.hallucination_repeats in keys[i] for p in set(m))))
+    candidates = sorted(i for i, m in found.items() if matched[i] and (
+        covered[i] >= config.hallucination_coverage * len(matched[i])
+        or any(p * config.hallucination_repeats in matched[i] for p in set(m))))
     groups = _groups(candidates, independent)
     totals = _phrase_totals(found, candidates, table)
     # Nothing but known phrases in the whole file: the recording held no speech at all.
-    chosen = set(candidates)
-    whole = not independent and not any(k and i not in chosen for i, k in enumerate(keys))
+    whole = not independent and len(candidates) == hits.nonempty  # each candidate's key has text
     out = []
     for first, last in groups:
         phrases = [p for i in range(first, last + 1) for p in found[i]]
@@ -260,8 +217,21 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
             unit=_clip(_text(transcript, first)), count=phrases.count(phrase),
             excerpt=_clip(_text(transcript, first)), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
-            extent=(float(first), float(last + 1)), covered=sum(len(keys[i]) for i in range(first, last + 1))))
+            extent=(float(first), float(last + 1)), covered=sum(len(matched[i]) for i in range(first, last + 1))))
     return out
+
+
+def _found(hits: lexicon_blocks.Found) -> tuple[dict[int, list[str]], dict[int, int]]:
+    """The phrases in each segment, those cut between two turns included, and how many
+    graphemes of it they cover."""
+    found = hits.phrases  # sparse: most segments hold no phrase
+    covered = {i: sum(map(len, m)) for i, m in found.items()}
+    for i, phrase, here, there in hits.straddling:
+        found.setdefault(i, []).append(phrase)  # a phrase cut between two turns
+        found.setdefault(i + 1, []).append(phrase)
+        covered[i] = covered.get(i, 0) + here
+        covered[i + 1] = covered.get(i + 1, 0) + there
+    return found, covered
 
 
 def _groups(candidates: list[int], independent: bool) -> list[tuple[int, int]]:

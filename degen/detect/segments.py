@@ -3,9 +3,11 @@ timestamps, and cycles A B C A B C of up to ``max_segment_period`` segments."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
-from ..model import Transcript
+from ..model import Transcript, lengths as key_lengths
 from .config import DetectConfig
 from .finding import Finding
 from .loops import _clip, _span, _text
@@ -22,7 +24,7 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     # 64-bit string hashes as ids: equal keys, equal ids (distinct keys collide with
     # negligible probability); an empty segment repeats nothing, so it gets its own id.
     exact = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
-    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    lengths = np.fromiter(key_lengths(keys), dtype=np.int64, count=len(keys))
     empty = np.flatnonzero(lengths == 0)
     exact[empty] = np.iinfo(np.int64).min + empty
     if len(keys) < 2:
@@ -34,16 +36,30 @@ def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
     if pairs.size <= FEW_PAIRS:  # a short transcript: keep only the pairs the bound below allows
         pairs = np.array([i for i in pairs.tolist() if _may_be_near(keys[i], keys[i + 1], cutoff)], dtype=np.int64)
     near = np.zeros(len(keys), dtype=bool)
-    if pairs.size:
-        from rapidfuzz.distance import Indel  # imported here: most scans never compare two segments
-        from rapidfuzz.process import cpdist
-        dist = cpdist([keys[i] for i in pairs.tolist()], [keys[i + 1] for i in pairs.tolist()],
-                      scorer=Indel.normalized_distance, workers=1)
-        near[pairs[dist <= cutoff] + 1] = True
+    near[_near_pairs(keys, pairs, cutoff) + 1] = True
     ids = exact.copy()
     for i in np.flatnonzero(near).tolist():  # chain: a drifting loop keeps its first id
         ids[i] = ids[i - 1]
     return ids
+
+
+PAIR_BLOCK = 1 << 14  # pairs scored at a time: the keys of a large transcript may be made when read
+
+
+def _near_pairs(keys: list[str], pairs: np.ndarray, cutoff: float) -> np.ndarray:
+    """Those of ``pairs`` (i for keys i and i + 1) within ``cutoff`` normalised Indel
+    distance, scored a block at a time (a packed column makes a str per key read)."""
+    if not pairs.size:
+        return pairs
+    from rapidfuzz.distance import Indel  # imported here: most scans never compare two segments
+    from rapidfuzz.process import cpdist
+    near = []
+    for first in range(0, pairs.size, PAIR_BLOCK):
+        block = pairs[first:first + PAIR_BLOCK]
+        dist = cpdist([keys[i] for i in block.tolist()], [keys[i + 1] for i in block.tolist()],
+                      scorer=Indel.normalized_distance, workers=1)
+        near.append(block[dist <= cutoff])
+    return np.concatenate(near)
 
 
 def _may_be_near(a: str, b: str, cutoff: float) -> bool:
@@ -56,7 +72,7 @@ def _may_be_near(a: str, b: str, cutoff: float) -> bool:
 
 def consecutive_repeats(keys: list[str]) -> int:
     """Segments whose key equals the one just before (a run of n counts n-1)."""
-    return sum(1 for a, b in zip(keys, keys[1:]) if b and a == b)
+    return sum(1 for a, b in pairwise(keys) if b and a == b)  # no copy of the keys (a slice would be one)
 
 
 def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTable,

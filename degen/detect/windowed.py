@@ -20,7 +20,7 @@ import dataclasses
 
 import numpy as np
 
-from ..model import give_back_free_memory
+from ..model import Packed, give_back_free_memory, lengths as text_lengths
 from . import tokens
 from .tokens import SEP, Stream, Streams
 
@@ -31,7 +31,7 @@ SMALLEST = 8 * BLOCK  # below this the whole-text build is used: its peak is sma
 def build_streams(texts: list[str]) -> Streams | None:
     """The streams of ``texts`` built block by block, or None when the text is small or
     has grapheme clusters (the whole-text build handles those)."""
-    if sum(map(len, texts)) < SMALLEST:
+    if sum(text_lengths(texts)) < SMALLEST:
         return None
     norm, cuts = _normalized(texts)
     parts = [_block(norm[a:b], a, last=k + 2 == len(cuts)) for k, (a, b) in enumerate(zip(cuts, cuts[1:]))]
@@ -50,8 +50,8 @@ def _tiles(texts: list[str], chars: int, empty: bool = False):
     """(first, stop) segment ranges of about ``chars`` characters (separators counted),
     tiling the transcript in order."""
     first, size = 0, 0
-    for i, text in enumerate(texts):
-        size += len(text) + 1
+    for i, length in enumerate(text_lengths(texts)):
+        size += length + 1
         if size >= chars:
             yield first, i + 1
             first, size = i + 1, 0
@@ -187,7 +187,7 @@ def stream_loops(transcript, config, independent: bool = False):
     whole streams; None when the transcript is small or has grapheme clusters.
     ``independent`` (utterances judged each alone): no stream of a speaker's own."""
     texts = transcript.columns().texts
-    if sum(map(len, texts)) < SMALLEST:
+    if sum(text_lengths(texts)) < SMALLEST:
         return None
     from . import _interleaved_speakers  # the package imports this module through tokens
     table = _empty_table(transcript)
@@ -217,7 +217,7 @@ class _Found:
         self.whole = {name: [] for name in ("chars", "words", "punct")}
         self.by_speaker = {(s, name): [] for s in speakers for name in ("chars", "words")}
         self.best = {name: (None, 0) for name in self.whole}
-        self.keys: list[str] = []
+        self.keys = Packed()  # a str object per key would take more than the keys' text
 
     def loops(self) -> list:
         out = [f for name in self.whole for f in self.whole[name]]
@@ -259,7 +259,7 @@ def _window(transcript, texts, core, table, speakers, state: _Found, config) -> 
     for name, (unit, count) in best.items():
         if count > state.best[name][1]:
             state.best[name] = (unit, count)
-    state.keys += keys
+    state.keys.extend(keys)
     return True
 
 

@@ -19,7 +19,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..model import Columns, Segment, Span, Transcript
+from ..model import Columns, Packed, Segment, Span, Transcript
 from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
@@ -31,6 +31,7 @@ _STAMP = rf"(?:[1-9]{_D}{{2,}}|{_D}{{2}}):{_D}{{2}}:{_D}{{2}}"
 _FULL = {sep: re.compile(rf"{_STAMP}{re.escape(sep)}{_D}{{3}} --> {_STAMP}{re.escape(sep)}{_D}{{3}}") for sep in ",."}
 _SHORT = re.compile(rf"{_D}{{2}}:{_D}{{2}}\.{_D}{{3}} --> {_D}{{2}}:{_D}{{2}}\.{_D}{{3}}")  # WebVTT without hours
 FULL, SHORT, AS_READ = 0, 1, 2  # how a cue's timing line was written
+CHUNK = 1 << 16  # cue texts packed at a time (model.Packed: a str object per text would outweigh the file)
 
 
 def read(pieces: Iterable[str], vtt: bool) -> Transcript:
@@ -58,7 +59,8 @@ class _Cues:
 
     def __init__(self, vtt: bool):
         self.vtt, self.sep = vtt, "." if vtt else ","
-        self.texts: list[str] = []
+        self.texts = Packed()
+        self.pending: list[str] = []  # texts not packed yet
         self.starts, self.ends = array("d"), array("d")
         self.forms = bytearray()
         self.as_read: dict[int, tuple[str, str]] = {}  # timing line and settings, where no rule gives them back
@@ -67,7 +69,7 @@ class _Cues:
         self.style = _StyleCount()
 
     def add(self, span: Span, body: str, extra: dict) -> None:
-        i = len(self.texts)
+        i = len(self.forms)  # the cues added so far (texts are packed or pending)
         if i == 0:
             self.first_id = extra["id"]
         if extra["id"] != _number(self.first_id, i):
@@ -80,10 +82,15 @@ class _Cues:
         self.forms.append(form)
         self.starts.append(span.start)
         self.ends.append(span.end)
-        self.texts.append(body)
+        self.pending.append(body)
         self.style.add(body)
+        if len(self.pending) == CHUNK:
+            self.texts.extend(self.pending)
+            self.pending = []
 
     def transcript(self, header: str) -> Transcript:
+        self.texts.extend(self.pending)
+        self.pending = []
         style = self.style.style()
         speakers = self._split_speakers(style)
         columns = Columns(self.texts, speakers, np.frombuffer(self.starts, dtype=np.float64),
@@ -94,14 +101,16 @@ class _Cues:
         return Transcript(format="vtt" if self.vtt else "srt", meta=meta, columns=columns, build=self._builder(columns))
 
     def _split_speakers(self, style: str | None) -> list[str | None]:
-        """Each cue's speaker, its text stripped of the speaker's mark in place."""
-        pattern, texts, names = _PATTERNS.get(style), self.texts, {}
+        """Each cue's speaker, its text stripped of the speaker's mark, a chunk at a time."""
+        pattern, names = _PATTERNS.get(style), {}
         if pattern is None:
-            return [None] * len(texts)
+            return [None] * len(self.texts)
         speakers = []
-        for i, body in enumerate(texts):
-            speaker, texts[i] = _speaker_of(body, pattern, style)
-            speakers.append(names.setdefault(speaker, speaker))  # one string per speaker
+        for c, texts in enumerate(self.texts.chunks()):
+            for i, body in enumerate(texts):
+                speaker, texts[i] = _speaker_of(body, pattern, style)
+                speakers.append(names.setdefault(speaker, speaker))  # one string per speaker
+            self.texts.replace_chunk(c, texts)
         return speakers
 
     def _builder(self, columns: Columns):
