@@ -66,8 +66,9 @@ def _may_be_near(a: str, b: str, cutoff: float) -> bool:
     """False when ``a`` and ``b`` cannot be within ``cutoff`` normalised Indel distance:
     each character one has and the other lacks costs an insertion or a deletion of its
     own, so it is a lower bound. Exact, and enough to leave rapidfuzz (~12 ms to import)
-    unloaded when a short transcript's segments all differ."""
-    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff
+    unloaded when a short transcript's segments all differ. The slack is for rounding: at
+    the cutoff itself rapidfuzz's figure (one minus a similarity) may round below ours."""
+    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff + 1e-9
 
 
 def consecutive_repeats(keys: list[str]) -> int:
