@@ -73,28 +73,29 @@ def test_a_loop_next_to_the_same_words_is_still_each_utterances_own(seconds):
 
 def test_a_manifest_scan_gives_each_line_the_findings_it_has_alone(tmp_path):
     # `degen scan manifest.jsonl` and `degen filter` must agree line by line: once, every
-    # utterance after another seemed to "overlap" it (each starts at 0 s on its own clip).
+    # utterance after another seemed to "overlap" it (each starts at 0 s on its own clip),
+    # and neighbouring lines too dense for their time made one finding together.
     import dataclasses
 
     import orjson
     rows = [r for r in _fixture_utterances() if r[1] is not None][:600]
     rows[5:8] = [("Thank you.", 2.0), ("Thank you for watching!", 3.0), ("we will look at it again", 2.5)]
+    rows[10:12] = [("and then we will see about the rest of it after the meeting is over today with everyone", 1.0),
+                   ("we talked about the numbers and the plan for the release next week with the whole team", 1.2)]
     path = tmp_path / "m.jsonl"
     path.write_bytes(b"".join(orjson.dumps({"audio_filepath": f"{k}.wav", "duration": d, "text": t}) + b"\n"
                               for k, (t, d) in enumerate(rows)))
     scanned = degen.scan(path)
     assert scanned.format == "manifest"
     per_line: dict[int, list] = {}
-    grouped = set()  # a timing finding may group neighbouring lines; judged alone they differ
     for f in scanned.findings:
-        if f.segments[0] != f.segments[1]:
-            grouped.update(range(f.segments[0], f.segments[1] + 1))
-        else:
-            per_line.setdefault(f.segments[0], []).append(dataclasses.replace(f, segments=(0, 0)))
+        assert f.segments[0] == f.segments[1], f  # never a run of neighbouring lines
+        per_line.setdefault(f.segments[0], []).append(dataclasses.replace(f, segments=(0, 0)))
     for k, (text, seconds) in enumerate(rows):
-        if k not in grouped:
-            assert sorted(per_line.get(k, []), key=repr) == sorted(judge(text, seconds).findings, key=repr), k
+        assert sorted(per_line.get(k, []), key=repr) == sorted(judge(text, seconds).findings, key=repr), k
     assert not judge("Thank you.", 2.0).findings and 5 not in per_line
+    assert len(per_line) >= 10  # flagged lines among them, timing ones included
+    assert [f.kind for f in per_line[10] + per_line[11]] == ["rate", "rate"]  # too dense, each alone
 
 
 def test_a_batch_skips_only_the_compression_ratio():

@@ -105,9 +105,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     loops += hallucination_findings(transcript, keys, table, config,
                                     lexicon_for(config) if lexicon is None else lexicon, independent)
     loops = _dedupe(loops)
-    timing = timing_findings(transcript, table, config, None if independent else audio_duration)
-    if independent:  # durations of separate utterances owe each other nothing
-        timing = [f for f in timing if f.kind != "uniform_durations"]
+    timing = timing_findings(transcript, table, config, None if independent else audio_duration, independent)
     timing = _absorbed(timing, loops)
     highest, over = _highest_and_over(window_ratios(table, texts, independent) if ratios else (),
                                       config.compression_ratio)

@@ -13,8 +13,13 @@ from .loops import _clip, _span, _text
 from .table import SegmentTable
 
 
-def _groups(mask: np.ndarray, min_len: int = 1):
-    """(first, last) of each run of True in ``mask`` at least ``min_len`` long."""
+def _groups(mask: np.ndarray, min_len: int = 1, alone: bool = False):
+    """(first, last) of each run of True in ``mask`` at least ``min_len`` long; with
+    ``alone``, (i, i) for every True (utterances of a manifest: neighbours owe each other
+    nothing, and each is judged as if alone)."""
+    if alone:
+        yield from ((i, i) for i in np.flatnonzero(mask).tolist())
+        return
     padded = np.concatenate(([False], mask, [False])).astype(np.int8)
     edges = np.diff(padded)
     for a, b in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
@@ -30,31 +35,34 @@ def _finding(kind, severity, transcript, table, first, last, score=1.0, evidence
 
 
 def timing_findings(transcript: Transcript, table: SegmentTable, config: DetectConfig,
-                    audio_duration: float | None) -> list[Finding]:
+                    audio_duration: float | None, independent: bool = False) -> list[Finding]:
+    """Timing findings; ``independent`` (one utterance per segment): one finding per
+    utterance, never a run of neighbours, and no run of equal durations."""
     out = []
     if table.timed:
-        out += _rates(transcript, table, config)
+        out += _rates(transcript, table, config, independent)
         durations = table.end - table.start
-        for first, last in _groups((durations == 0) & table.closed):
+        for first, last in _groups((durations == 0) & table.closed, alone=independent):
             out.append(_finding("zero_length", "low", transcript, table, first, last))
-        for first, last in _groups(durations < 0):
+        for first, last in _groups(durations < 0, alone=independent):
             out.append(_finding("inverted", "medium", transcript, table, first, last))
         same = np.concatenate(([False], (np.abs(np.diff(durations)) <= config.uniform_tolerance) & (durations[1:] > 0)))
-        for first, last in _groups(same if table.measured else same & False, config.uniform_duration_run - 1):
+        for first, last in _groups(same if table.measured and not independent else same & False,
+                                   config.uniform_duration_run - 1):
             out.append(_finding("uniform_durations", "low", transcript, table, first - 1, last))
-    for first, last in _groups(~table.closed):
+    for first, last in _groups(~table.closed, alone=independent):
         out.append(_finding("unclosed", "medium", transcript, table, first, last, evidence=("unclosed",)))
     truncated = _truncation(transcript, table, config, audio_duration)
     return out + ([truncated] if truncated else [])
 
 
-def _rates(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
+def _rates(transcript: Transcript, table: SegmentTable, config: DetectConfig, alone: bool = False) -> list[Finding]:
     seconds = np.maximum(table.end - table.start, config.rate_min_seconds)
     limits = np.where(table.cjk, config.max_cjk_rate, config.max_word_rate)
     ratio = table.units / seconds / limits
     dense = (ratio > 1.0) & (table.units >= config.rate_min_units) & table.closed
     out = []
-    for first, last in _groups(dense):
+    for first, last in _groups(dense, alone=alone):
         worst = float(ratio[first:last + 1].max())
         out.append(_finding("rate", "high" if worst >= 2 else "medium", transcript, table, first, last,
                             score=worst, evidence=("dense",)))
