@@ -9,10 +9,12 @@ utterances is analysed as one transcript in the utterance-per-line mode that
 each side), and only the utterances that batch finds anything in are judged alone again.
 
 That is exact as long as the batch misses nothing an utterance alone would show, which
-holds because in that mode every detector reads an utterance's own text and time; the
-batch may find more (a timing finding grouping neighbours, evidence from a neighbour),
-which only costs a second look. ``tests/test_utterances.py`` checks both directions
-against ``judge`` on generated and real utterances.
+holds because in that mode every detector reads an utterance's own text and time (a loop
+that runs on across two utterances is re-judged in each). Were the batch ever to find more
+than an utterance alone shows, that would only cost a second look: the verdict is always
+the one judged alone. ``tests/test_utterances.py`` checks it against ``judge`` on
+generated utterances and on every segment of the bundled transcripts, and that a manifest
+scan gives every line the findings it gets alone.
 """
 
 from __future__ import annotations
