@@ -14,11 +14,15 @@ every field is written back; the spacing of the first line is copied.
 from __future__ import annotations
 
 import json
+import math
+from itertools import repeat
+
+import orjson
 
 from ..errors import FormatError
-from ..model import Segment, Span, Transcript
+from ..model import Columns, Segment, Span, Transcript
 from . import jsonfmt
-from .timecode import check_seconds
+from .timecode import MAX_SECONDS, check_seconds
 
 MANIFEST_TEXT_KEYS = ("pred_text", "text", "transcript", "sentence")
 
@@ -78,15 +82,30 @@ def shape_of(item: dict) -> str:
 
 
 def _style(text: str) -> dict:
-    first = text.lstrip().partition("\n")[0]
+    head = text.lstrip() if text[:1].isspace() else text  # no copy of a whole file that starts at once
+    end = head.find("\n")
+    first = head if end < 0 else head[:end]
     return {"spaced": '": ' in first, "ascii": "\\u" in first}
 
 
 def sniff(text: str) -> str:
     """'jsonl' or 'manifest', from the first line."""
-    for _, item in _objects(text):
-        return shape_of(item)
+    for number, line in enumerate(_leading_lines(text), 1):
+        if line.strip():
+            return shape_of(parse_line(line, number))
     raise FormatError("the transcript is empty")
+
+
+def _leading_lines(text: str, size: int = 1 << 16) -> list[str]:
+    """The first lines of ``text`` as ``str.splitlines`` splits it, at least one of them
+    not blank when the text has one, without splitting the whole text: a head's lines
+    but its last (which may go on past the head) are the text's own."""
+    while size < len(text):
+        lines = text[:size].splitlines()[:-1]
+        if any(line.strip() for line in lines):
+            return lines
+        size *= 4
+    return text.splitlines()
 
 
 def _manifest_segment(item: dict, number: int) -> Segment:
@@ -109,6 +128,10 @@ def _speaker(item: dict) -> str | None:
 
 
 def _load(text: str, shape: str) -> Transcript:
+    if shape == "manifest":
+        found = _manifest_columns(text)
+        if found is not None:
+            return found
     segments = [segment_of(item, number, shape) for number, item in _objects(text)]
     if not segments:
         raise FormatError("the transcript is empty")
@@ -120,6 +143,127 @@ def _load(text: str, shape: str) -> Transcript:
     else:
         meta["layout"] = jsonfmt.layout([s.extra["json"] for s in segments[:1]])
     return Transcript(tuple(segments), shape, meta)
+
+
+# Reading a manifest a column at a time. Line by line, each line's object went through
+# shape_of, _manifest_segment, _speaker and a Segment with its Span: about 8 us a line,
+# where orjson parses it in 0.7. Here every line is parsed first, then each field is
+# taken for all lines at once and checked as a column (types by one set, times by one
+# array comparison); the segments are made only when asked for, by _manifest_segment.
+# Whatever is not plainly a manifest line anywhere (not an object, time keys that make it
+# a segment line, a text that is not a string, a time that is not a finite number in
+# range, a line nested deep enough to need the writer's check) sends the lines back to
+# the line-by-line reader, which then names the line and gives the usual error.
+
+_MISSING = object()  # a key the object does not hold (a JSON null is None)
+
+
+def _manifest_columns(text: str) -> Transcript | None:
+    """A manifest's transcript as columns, equal to what the line-by-line reader makes;
+    None when it must read the lines one by one (see ``manifest_rows``)."""
+    found = manifest_rows([line for line in text.splitlines() if line.strip()])
+    if found is None:
+        return None
+    items, (texts, speakers, starts, ends) = found
+    import numpy as np
+    untimed = bool(np.isnan(starts).any())  # NaN where a line has no duration
+    if untimed:  # all timed or none, as the line-by-line reader makes them
+        starts, ends = np.full(len(texts), math.nan), np.full(len(texts), math.nan)
+    columns = Columns(texts, speakers, starts, ends, np.ones(len(texts), dtype=bool))
+    return Transcript(format="manifest", meta={"style": _style(text), "independent": True}, columns=columns,
+                      build=_manifest_builder(items, untimed))
+
+
+def _manifest_builder(items: list[dict], untimed: bool):
+    def build(i: int) -> Segment:
+        seg = _manifest_segment(items[i], i + 1)  # read before: cannot fail
+        return seg.with_(span=None) if untimed else seg
+    return build
+
+
+def manifest_rows(lines: list[str] | list[bytes]):
+    """(objects, (texts, speakers, starts, ends)) of non-blank manifest lines: the
+    objects parsed, and each line's text, speaker, and start and end (float arrays, NaN
+    where a line has no duration) as ``_manifest_segment`` reads them; None when a line
+    is not plainly a manifest line (read the lines one by one then: that names it)."""
+    if not lines or any(_openers(line) > WRITABLE_DEPTH for line in lines if len(line) > WRITABLE_DEPTH):
+        return None  # a line with more brackets than the depth orjson writes must be checked (by parse_line)
+    try:
+        items = list(map(orjson.loads, lines))
+    except orjson.JSONDecodeError:
+        return None
+    if set(map(type, items)) != {dict}:
+        return None
+    keys = set().union(*items)
+    if any(s in keys and e in keys for s, e, _ in jsonfmt.TIME_KEYS):
+        return None  # some line may be a segment line: shape_of judges it
+    texts = _firsts(items, MANIFEST_TEXT_KEYS, keys)
+    if texts is None or set(map(type, texts)) != {str}:
+        return None  # a line without a text, or with one that is not a string
+    times = _manifest_times(items, keys)
+    if times is None:
+        return None
+    return items, (texts, _speakers(items, keys), *times)
+
+
+def _firsts(items: list[dict], names: tuple[str, ...], keys: set) -> list | None:
+    """Each object's value under the first of ``names`` it holds (``_MISSING`` where it
+    holds none); None when no object holds any (``keys``: all the objects' keys)."""
+    held = [k for k in names if k in keys]
+    if not held:
+        return None
+    if len(held) == 1:
+        return list(map(dict.get, items, repeat(held[0]), repeat(_MISSING)))
+    return [next((item[k] for k in held if k in item), _MISSING) for item in items]
+
+
+def _speakers(items: list[dict], keys: set) -> list[str | None]:
+    """``_speaker`` of each object."""
+    found = _firsts(items, jsonfmt.SPEAKER_KEYS, keys)
+    if found is None:
+        return [None] * len(items)
+    return [v if type(v) is str else None if v is None or v is _MISSING else str(v) for v in found]
+
+
+_NUMBERS = {int, float}  # bool is neither: orjson makes True and False bools
+
+
+def _manifest_times(items: list[dict], keys: set):
+    """(starts, ends) of the objects as ``_manifest_segment`` reads their offset and
+    duration (NaN where there is no duration); None when a time it would check is not a
+    finite number within ``MAX_SECONDS``."""
+    import numpy as np
+    n = len(items)
+    if "duration" not in keys:
+        return np.full(n, math.nan), np.full(n, math.nan)
+    durations = list(map(dict.get, items, repeat("duration")))
+    kinds = set(map(type, durations))
+    timed = None
+    if type(None) in kinds:  # a line without a duration (or with a null one) has no span
+        kinds.discard(type(None))
+        timed = np.fromiter(map(_is_not_none, durations), dtype=bool, count=n)
+        durations = [d for d in durations if d is not None]
+    offsets = [0.0] * len(durations)
+    if "offset" in keys:  # checked only where there is a duration, as _manifest_segment does
+        offsets = list(map(dict.get, items if timed is None else _kept(items, timed), repeat("offset"), repeat(0.0)))
+    if not kinds <= _NUMBERS or not set(map(type, offsets)) <= _NUMBERS:
+        return None
+    duration, start = np.array(durations, dtype=float), np.array(offsets, dtype=float)
+    if not (np.abs(duration) <= MAX_SECONDS).all() or not (np.abs(start) <= MAX_SECONDS).all():
+        return None  # not finite (NaN compares false) or out of range: check_seconds names it
+    if timed is None:
+        return start, start + duration
+    starts, ends = np.full(n, math.nan), np.full(n, math.nan)
+    starts[timed], ends[timed] = start, start + duration
+    return starts, ends
+
+
+def _is_not_none(value) -> bool:
+    return value is not None
+
+
+def _kept(items: list, mask) -> list:
+    return [item for item, keep in zip(items, mask.tolist()) if keep]
 
 
 def segment_of(item: dict, number: int, shape: str) -> Segment:
