@@ -3,13 +3,14 @@ by line: the same segments, extras, columns, meta and writing back, or the same 
 
 import json
 import math
+import random
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from degen.errors import FormatError
-from degen.formats import dumps, jsonl
+from degen.formats import dumps, jsonl, jsonl_columns
 
 
 def _line_by_line(text: str):
@@ -105,3 +106,20 @@ def test_a_line_without_a_duration_leaves_every_line_untimed():
     t = jsonl.loads_manifest('{"duration": 1, "text": "a"}\n{"text": "b", "offset": "x"}\n')
     assert t._columns is not None and all(math.isnan(v) for v in t.columns().starts)
     assert [s.span for s in t] == [None, None]
+
+
+@pytest.mark.parametrize("batch", [1, 100, 4096])
+def test_a_large_manifest_read_in_batches_is_read_as_whole(tmp_path, monkeypatch, batch):
+    """Batches of lines (BATCH not a multiple of the packed block) read as columns, one of
+    them line by line (a line with 'start' and another with 'end': each a manifest line,
+    together they could be a segment line), give the whole reader's transcript."""
+    from tests.test_stream_formats import _manifest, _same
+    monkeypatch.setattr(jsonl_columns, "BATCH", batch)
+    rng = random.Random(batch)
+    text = _manifest(rng, 700, "manifest")
+    odd = '{"text": "x", "start": 1, "duration": 2}\n{"pred_text": "y", "end": 3, "duration": 1}\n'
+    cut = text.index("\n", len(text) // 3) + 1
+    path = tmp_path / "m.jsonl"
+    path.write_text(text[:cut] + odd + text[cut:], encoding="utf-8")
+    _same(path, piece=1 << 12)
+    _same(path, format="nemo", piece=1 << 12)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import zlib
 from array import array
+from itertools import islice
 from typing import Iterable
 
 import numpy as np
@@ -35,10 +36,15 @@ def read(lines: Iterable[tuple[int, bytes]], shape: str, style: dict) -> Transcr
     ``shape`` ('jsonl' or 'manifest'), with the meta ``style`` (``jsonl._style`` of the
     text). Raises what ``jsonl.loads_segments`` / ``loads_manifest`` would raise."""
     found = _Lines(shape)
-    for number, line in lines:
-        if line.strip():
-            found.add(number, line)
+    kept = ((number, line) for number, line in lines if line.strip())
+    while batch := list(islice(kept, BATCH)):
+        found.add_batch(batch)
     return found.transcript(style)
+
+
+# Non-blank lines read at a time: a manifest's batch is parsed and read a column at a time
+# (``jsonl.manifest_rows``), a few MB of objects at once.
+BATCH = 16 * BLOCK
 
 
 class _Lines:
@@ -50,8 +56,32 @@ class _Lines:
         self.starts, self.ends = array("d"), array("d")
         self.untimed = False
         self.first = None  # the first line's object: the jsonl layout comes from it
-        self.block: list[bytes] = []
+        self.block: list = []  # kept lines (see _kept) not yet packed
         self.blocks: list[bytes] = []
+
+    def add_batch(self, batch: list[tuple[int, bytes]]) -> None:
+        """Non-blank lines in order: a manifest's read a column at a time when they are
+        plainly manifest lines, else (and any line of another shape) one by one."""
+        found = jsonl.manifest_rows([line for _, line in batch]) if self.shape == "manifest" else None
+        if found is None:
+            for number, line in batch:
+                self.add(number, line)
+            return
+        items, (texts, speakers, starts, ends) = found
+        if self.first is None:
+            self.first = items[0]
+        self.texts.extend(texts)
+        names = self.names
+        self.speakers.extend(s if s is None else names.setdefault(s, s) for s in speakers)
+        self.untimed = self.untimed or bool(np.isnan(starts).any())
+        self.starts.frombytes(starts.tobytes())
+        self.ends.frombytes(ends.tobytes())
+        for item in items:  # what is kept of a line: its object without its text (see _kept)
+            for key in jsonl.MANIFEST_TEXT_KEYS:
+                if key in item:
+                    item[key] = None
+                    break
+        self._keep(items)
 
     def add(self, number: int, line: bytes) -> None:
         item = jsonl.parse_line(line, number)
@@ -65,28 +95,46 @@ class _Lines:
         self.untimed = self.untimed or span is None
         self.starts.append(math.nan if span is None else span.start)
         self.ends.append(math.nan if span is None else span.end)
-        self.block.append(self._kept(item, seg, line))
-        if len(self.block) == BLOCK:
-            self._pack()
+        self._keep([self._kept(item, seg, line)])
 
-    def _kept(self, item: dict, seg: Segment, line: bytes) -> bytes:
+    def _kept(self, item: dict, seg: Segment, line: bytes):
         """What is kept of a line: a manifest line's object without its text (the text
         column has it: the bulk of a line, and what compresses worst); a segment line
-        as it is (its text column lost the speaker tag)."""
+        as it is, its bytes (its text column lost the speaker tag)."""
         if self.shape != "manifest":
             return line
         item[seg.extra["text_key"]] = None
-        return orjson.dumps(item)
+        return item
 
-    def _pack(self) -> None:
-        self.blocks.append(zlib.compress(b"[" + b",".join(self.block) + b"]", 1))
-        self.block = []
+    def _keep(self, kept: list) -> None:
+        """Lines' kept values added to the block, packed ``BLOCK`` at a time."""
+        self.block.extend(kept)
+        if len(self.block) >= BLOCK:
+            block, done = self.block, len(self.block) - len(self.block) % BLOCK
+            for a in range(0, done, BLOCK):
+                self._pack(block[a:a + BLOCK])
+            self.block = block[done:]
+
+    def _pack(self, block: list) -> None:
+        """One block compressed: a segment line's bytes joined as a JSON list; a manifest
+        line's object serialised, the block of them as one list (the same bytes as their
+        serialisations joined so, orjson writing no spaces), or each alone where one nests
+        as deep as orjson writes (one level more in a list is one too many)."""
+        if self.shape != "manifest":
+            data = b"[" + b",".join(block) + b"]"
+        else:
+            try:
+                data = orjson.dumps(block)
+            except orjson.JSONEncodeError:
+                data = b"[" + b",".join(map(orjson.dumps, block)) + b"]"
+        self.blocks.append(zlib.compress(data, 1))
 
     def transcript(self, style: dict) -> Transcript:
         if not self.texts:
             raise FormatError("the transcript is empty")
         if self.block:
-            self._pack()
+            self._pack(self.block)
+            self.block = []
         n = len(self.texts)
         items = jsonfmt.PackedItems.from_blocks(self.blocks, n, compressed=True)
         starts, ends = np.frombuffer(self.starts, dtype=np.float64), np.frombuffer(self.ends, dtype=np.float64)
