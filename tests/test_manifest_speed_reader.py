@@ -4,13 +4,14 @@ by line: the same segments, extras, columns, meta and writing back, or the same 
 import json
 import math
 import random
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from degen.errors import FormatError
-from degen.formats import dumps, jsonl, jsonl_columns
+from degen.formats import dumps, jsonl, jsonl_columns, streamed
 
 
 def _line_by_line(text: str):
@@ -123,3 +124,14 @@ def test_a_large_manifest_read_in_batches_is_read_as_whole(tmp_path, monkeypatch
     path.write_text(text[:cut] + odd + text[cut:], encoding="utf-8")
     _same(path, piece=1 << 12)
     _same(path, format="nemo", piece=1 << 12)
+
+
+OLD_ODD_BREAK = re.compile(rb"[\x0b\x0c\x1c-\x1e]|\r(?!\n)|\xc2\x85|\xe2\x80[\xa8\xa9]")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"a", b"\n", b"\r", b"\r\n", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f",
+                                 b"\xc2", b"\x85", b"\xe2\x80", b"\xa8", b"\xa9", b"\xe2"]), max_size=30))
+def test_odd_line_ends_are_found_as_the_regex_found_them(parts):
+    piece = b"".join(parts)
+    assert streamed._odd_break(piece) == bool(OLD_ODD_BREAK.search(piece))

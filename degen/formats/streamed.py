@@ -13,7 +13,6 @@ usual transcript or the usual error, worded as always.
 
 from __future__ import annotations
 
-import re
 from itertools import chain
 from typing import BinaryIO, Iterator
 
@@ -29,7 +28,19 @@ LINE_FORMATS = ("srt", "vtt", "jsonl", "manifest")
 _UTF8_BOM = b"\xef\xbb\xbf"
 # Line ends that str.splitlines knows and a split at b"\n" does not (a lone CR, form feeds,
 # separators, NEL, U+2028/9): where a piece holds one, its lines are split as text.
-_ODD_BREAK = re.compile(rb"[\x0b\x0c\x1c-\x1e]|\r(?!\n)|\xc2\x85|\xe2\x80[\xa8\xa9]")
+# Looked for one by one, each first by its leading byte (a memchr: 20 GB/s, where a
+# search for several bytes reads about 1.2 GB/s), and lone CRs counted: a regex of the
+# alternatives read about 90 MB/s, half a 40 MB manifest's reading time.
+_ODD_BREAKS = ((b"\x0b", b"\x0b"), (b"\x0c", b"\x0c"), (b"\x1c", b"\x1c"), (b"\x1d", b"\x1d"),
+               (b"\x1e", b"\x1e"), (b"\xc2", b"\xc2\x85"), (b"\xe2", b"\xe2\x80\xa8"), (b"\xe2", b"\xe2\x80\xa9"))
+
+
+def _odd_break(piece: bytes) -> bool:
+    """Whether ``piece`` holds a line end other than LF and CRLF."""
+    if any(lead in piece and odd in piece for lead, odd in _ODD_BREAKS):
+        return True
+    # Each CRLF holds one CR: any other CR is a lone one.
+    return b"\r" in piece and piece.count(b"\r") != piece.count(b"\r\n")
 
 
 def read_file(path, format: str | None = None, extension: str = "") -> Transcript | None:
@@ -84,7 +95,7 @@ def numbered_lines(pieces) -> Iterator[tuple[int, bytes]]:
     ``str.splitlines`` splits the decoded text (a line keeps no line end)."""
     number = 0
     for piece in pieces:
-        if _ODD_BREAK.search(piece):
+        if _odd_break(piece):
             lines = [line.encode("utf-8") for line in piece.decode("utf-8").splitlines()]
         else:
             lines = piece.split(b"\n")
