@@ -12,8 +12,12 @@ With --rss-mb M it also writes a transcript of about M MB (the same generator, o
 per 1,000 segments) and reports the peak RSS of `degen scan FILE` in a child process, as a
 multiple of the file's size (target <= 3x).
 With --phases it also prints where one scan's CPU goes (ms per phase, mean of the repeats).
+With --format manifest the same segments are written as a NeMo-style manifest instead (JSON
+Lines, one utterance a segment: audio_filepath, duration = the segment's length, text
+without its speaker tag) and scanned as a file (as `degen scan MANIFEST.jsonl` reads it:
+whole under 32 MB, in pieces from there on); orjson's parse is then of every line.
 Usage: python bench/scan_throughput.py [--hours 100] [--segments 100000] [--seed 7] [--repeats 3]
-                                       [--rss-mb 300] [--phases]
+                                       [--rss-mb 300] [--phases] [--format verbose_json|manifest]
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import orjson
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if not os.environ.get("PYTHONPATH"):  # the degen of $PYTHONPATH when set (to compare trees), else this one
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import degen  # noqa: E402
 
 WORDS = ("we should look at the numbers again before the release because latency matters "
@@ -81,6 +87,19 @@ def long_transcript(hours: float, segments: int, seed: int) -> bytes:
     return orjson.dumps(doc)
 
 
+def as_manifest(data: bytes) -> bytes:
+    """The segments of ``long_transcript``'s document as a NeMo-style manifest: one line
+    an utterance, its duration the segment's length, its text without the speaker tag."""
+    items = orjson.loads(data)["segments"]
+    return b"".join(orjson.dumps({"audio_filepath": f"clips/{i:07d}.wav", "duration": round(item["end"] - item["start"], 2),
+                                  "text": item["text"][5:]}) + b"\n" for i, item in enumerate(items))
+
+
+def parse_lines(data: bytes) -> list:
+    """What orjson alone does for a manifest: every line parsed."""
+    return [orjson.loads(line) for line in data.splitlines()]
+
+
 def peak_rss(megabytes: float, seed: int) -> None:
     """Peak RSS of `degen scan` on a ~``megabytes`` MB transcript, in a child process."""
     import resource
@@ -126,6 +145,8 @@ def best_of(fn, repeats: int) -> float:
 PHASES = {  # (module, class or "") -> functions timed by --phases, as the callers look them up
     ("degen.formats.jsonfmt", ""): ("parse_json", "check_writable"),
     ("degen.formats.moss", ""): ("parse_columns",),
+    ("degen.formats.jsonl", ""): ("manifest_rows", "_load"),
+    ("degen.formats.jsonl_columns", ""): ("read",),
     # window_ratios may hand back a lazy iterator, whose compression then runs inside
     # _highest_and_over: both are listed, and a name a tree lacks is skipped.
     ("degen.detect", ""): ("build_streams", "find_runs", "loop_findings", "segment_findings", "echo_findings",
@@ -135,8 +156,8 @@ PHASES = {  # (module, class or "") -> functions timed by --phases, as the calle
 }
 
 
-def phases(text: str, repeats: int) -> None:
-    """CPU ms per phase of ``degen.scan(text)``, mean of ``repeats`` scans."""
+def phases(text, repeats: int) -> None:
+    """CPU ms per phase of ``degen.scan(text)`` (text or a path), mean of ``repeats`` scans."""
     import collections
     import importlib
     spent: collections.Counter = collections.Counter()
@@ -177,12 +198,29 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--rss-mb", type=float, help="also measure peak RSS on a transcript this large")
     parser.add_argument("--phases", action="store_true", help="also print CPU ms per phase of one scan")
+    parser.add_argument("--format", choices=("verbose_json", "manifest"), default="verbose_json",
+                        help="write the segments as this format (manifest: one utterance a line)")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     data = long_transcript(args.hours, args.segments, args.seed)
+    parse = orjson.loads
+    if args.format == "manifest":
+        with tempfile.TemporaryDirectory(prefix="degen-bench-") as folder:
+            path = Path(folder) / "long.jsonl"
+            path.write_bytes(as_manifest(data))
+            # degen refuses inputs over 256 MB unless told otherwise (a 300-hour manifest)
+            os.environ.setdefault("DEGEN_MAX_INPUT_MB", str(int(path.stat().st_size / 1e6) + 100))
+            measure(args, path.read_bytes(), str(path), parse_lines)
+        return
+    measure(args, data, data.decode(), parse)
+
+
+def measure(args, data: bytes, source: str, parse) -> None:
+    """Scan ``source`` (the transcript's text, or a file holding ``data``) against
+    ``parse(data)`` and the baseline, and print the figures."""
     mb = len(data) / 1e6
-    text = data.decode()
+    text = source
     transcript = degen.read(text)
     words = [w for s in transcript for w in s.text.split()] + [c for s in transcript for c in s.text if "\u4e00" <= c]
 
@@ -192,18 +230,19 @@ def main() -> None:
         started = time.perf_counter()
         t_scan += timed(lambda: degen.scan(text), 1)
         wall.append(time.perf_counter() - started)
-        t_json += timed(lambda: orjson.loads(data), 1)
+        t_json += timed(lambda: parse(data), 1)
     ratios = sorted(s / j for s, j in zip(t_scan, t_json))
     t_detect = best_of(lambda: degen.analyze(transcript), args.repeats)
     t_base = best_of(lambda: remove_repetition_baseline(words), 1)
     report = degen.scan(text)
     scan_best = min(t_scan)
-    print(f"transcript: {args.hours:g} h, {len(transcript)} segments, {mb:.1f} MB of JSON, seed {args.seed}, "
+    print(f"transcript: {args.hours:g} h, {len(transcript)} segments, {mb:.1f} MB of {args.format}, seed {args.seed}, "
           f"{len(report.flagged)} loops flagged; {args.repeats} repeats, one core")
     print(f"degen scan end to end : best {scan_best:.3f} CPU s = {mb / scan_best:.1f} MB/s "
           f"(median {mb / statistics.median(t_scan):.1f}, worst {mb / max(t_scan):.1f}; target >= 50); "
           f"wall best {min(wall):.3f} s, load average {os.getloadavg()[0]:.1f}")
-    print(f"orjson.loads alone    : best {min(t_json):.3f} CPU s = {mb / min(t_json):.0f} MB/s")
+    label = "orjson.loads per line" if args.format == "manifest" else "orjson.loads alone   "
+    print(f"{label} : best {min(t_json):.3f} CPU s = {mb / min(t_json):.0f} MB/s")
     print(f"scan / parse, per repeat: median {statistics.median(ratios):.1f}x, "
           f"min {ratios[0]:.1f}x, max {ratios[-1]:.1f}x (target <= 5x)")
     print(f"remove_repetition-like: {t_base:.3f} s  -> baseline / scan = {t_base / scan_best:.1f}x (target >= 10)")
