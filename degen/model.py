@@ -111,7 +111,10 @@ class Packed(Sequence):
         self._chunks: list[str] = []
         self._firsts = array("q")  # the index of each chunk's first string
         self._ends = array("i")  # where each string ends in its chunk
-        self._lo, self._hi, self._text = 0, 0, ""  # the strings of the chunk last read, and its text
+        # The chunk last read: (its first string, the string after its last, its text), one
+        # tuple read and replaced whole, so that threads reading at once (fix's spans read
+        # segment texts) never pair one chunk's bounds with another's text.
+        self._last: tuple[int, int, str] = (0, 0, "")
         self.extend(items)
 
     def extend(self, items: Iterable[str]) -> None:
@@ -137,7 +140,7 @@ class Packed(Sequence):
         if len(items) != stop - first:
             raise ValueError("a chunk is replaced by as many strings as it holds")
         self._chunks[c] = "".join(items)
-        self._lo = self._hi = 0  # the chunk last read may be this one
+        self._last = (0, 0, "")  # the chunk last read may be this one
         self._ends[first:stop] = array("i", accumulate(map(len, items)))
 
     def __len__(self) -> int:
@@ -152,19 +155,20 @@ class Packed(Sequence):
     def __getitem__(self, index):
         if type(index) is not int:
             return self._other_item(index)
-        if not self._lo <= index < self._hi:  # another chunk than the last one read
-            index = self._find(index)
+        lo, hi, text = self._last
+        if not lo <= index < hi:  # another chunk than the last one read
+            index, (lo, hi, text) = self._find(index)
         ends = self._ends
-        return self._text[ends[index - 1] if index > self._lo else 0:ends[index]]
+        return text[ends[index - 1] if index > lo else 0:ends[index]]
 
-    def _find(self, index: int) -> int:
-        """``index`` made non-negative, its chunk made the one read (``_lo`` to ``_hi``)."""
+    def _find(self, index: int) -> tuple[int, tuple[int, int, str]]:
+        """``index`` made non-negative, and its chunk, made the one last read."""
         position = index + len(self) if index < 0 else index
         if not 0 <= position < len(self):
             raise IndexError("Packed index out of range")
         c = bisect_right(self._firsts, position) - 1
-        self._lo, self._hi, self._text = self._firsts[c], self._stop(c), self._chunks[c]
-        return position
+        self._last = last = (self._firsts[c], self._stop(c), self._chunks[c])
+        return position, last
 
     def _other_item(self, index):
         if not isinstance(index, slice):
@@ -174,10 +178,11 @@ class Packed(Sequence):
             return list(self)[index]
         if first >= stop:
             return []
-        if not self._lo <= first < self._hi:
-            self._find(first)
-        if stop <= self._hi:  # in one chunk, as most slices are
-            return self._strings(self._text, first, stop, self._lo)
+        lo, hi, text = self._last
+        if not lo <= first < hi:
+            _, (lo, hi, text) = self._find(first)
+        if stop <= hi:  # in one chunk, as most slices are
+            return self._strings(text, first, stop, lo)
         return [item for c in self._chunk_range(first, stop)
                 for item in self._chunk(c, max(first, self._firsts[c]), min(stop, self._stop(c)))]
 
