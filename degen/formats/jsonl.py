@@ -108,9 +108,14 @@ def _leading_lines(text: str, size: int = 1 << 16) -> list[str]:
     return text.splitlines()
 
 
+def text_key(item: dict) -> str | None:
+    """The key a manifest line's text is under: the first of ``MANIFEST_TEXT_KEYS`` it holds."""
+    return next((k for k in MANIFEST_TEXT_KEYS if k in item), None)
+
+
 def _manifest_segment(item: dict, number: int) -> Segment:
     where = f"line {number}"
-    key = next((k for k in MANIFEST_TEXT_KEYS if k in item), None)
+    key = text_key(item)
     body = item.get(key)
     if not isinstance(body, str):
         raise FormatError(f"'{key}' is a {type(body).__name__}, not a string", where=where, field=key)

@@ -77,10 +77,7 @@ class _Lines:
         self.starts.frombytes(starts.tobytes())
         self.ends.frombytes(ends.tobytes())
         for item in items:  # what is kept of a line: its object without its text (see _kept)
-            for key in jsonl.MANIFEST_TEXT_KEYS:
-                if key in item:
-                    item[key] = None
-                    break
+            item[jsonl.text_key(item)] = None  # every line has one: manifest_rows checked
         self._keep(items)
 
     def add(self, number: int, line: bytes) -> None:
