@@ -99,6 +99,64 @@ def test_search_in_live_stretches_equals_whole_search(tokens, max_period, min_co
     assert within == as_tuples(tandem_repeats(ids, max_period, min_count))
 
 
+# The one-period search, as production ran it period by period before ``_runs_all``
+# took every period at once: the definition that ``_runs_all`` must equal.
+
+def runs_at(ids: np.ndarray, p: int, min_count: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(start, match-run length) of maximal runs with at least ``min_count`` copies
+    (``first``: the candidates, ``_sampled_candidates``' for ``p``, when found already).
+
+    A run of ``L >= (min_count - 1) * p`` matches covers at least ``min_count - 1``
+    consecutive multiples of ``p``, so comparing only at multiples of ``p`` (n/p
+    compares) finds every candidate; the exact run is then settled within ``p - 1`` of
+    the sampled hits. Summed over all periods this is about ``n * ln(max_period)``
+    compares, not ``n * max_period``.
+    """
+    n = ids.size
+    need = min_count - 1
+    if first is None:
+        first = periodic._chained_hits(ids[0:n:p], need)
+    if p > 1 and first.size:
+        first = first[plausible(ids, p, first, need)]
+    if first.size == 0:
+        return first, first
+    window = periodic._ranges(np.maximum(first * p - (p - 1), 0), np.minimum((first + need) * p, n - p))
+    matches = window[ids[window] == ids[window + p]]
+    if matches.size == 0:
+        return matches, matches
+    breaks = np.flatnonzero(np.diff(matches) != 1)
+    starts = matches[np.concatenate(([0], breaks + 1))]
+    ends = matches[np.concatenate((breaks, [matches.size - 1]))] + 1
+    lengths = ends - starts
+    keep = lengths >= p * (min_count - 1)
+    return starts[keep], lengths[keep]
+
+
+def plausible(ids: np.ndarray, p: int, first: np.ndarray, need: int) -> np.ndarray:
+    """Which candidates ``first`` (``need`` sampled hits from ``first * p`` on) can lie in
+    a run of ``need * p`` or more matches, from a few positions between the samples,
+    which such a run covers and which must match too. With a small alphabet (letters,
+    or the words of a dull text) one sample in 20 matches by chance; these few looks
+    drop most of those before each is checked position by position."""
+    n = ids.size
+    at = first * p
+    if need == 1:
+        # A run of p matches covering sample j also covers the point halfway to the
+        # sample before it or the one after it.
+        before, after = at - p + p // 2, at + p // 2
+        ok_before = (before >= 0) & match(ids, np.maximum(before, 0), p)
+        ok_after = (after < n - p) & match(ids, np.minimum(after, n - p - 1), p)
+        return ok_before | ok_after
+    keep = np.ones(first.size, dtype=bool)
+    for offset in sorted({p // 2, p // 4, 3 * p // 4} - {0}):  # between samples j and j + 1
+        keep &= match(ids, at + offset, p)
+    return keep
+
+
+def match(ids: np.ndarray, where: np.ndarray, p: int) -> np.ndarray:
+    return ids[where] == ids[where + p]
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 3), max_size=150), st.integers(1, 12), st.integers(2, 4))
 def test_every_period_at_once_equals_one_period_at_a_time(ids, max_period, min_count):
@@ -107,5 +165,5 @@ def test_every_period_at_once_equals_one_period_at_a_time(ids, max_period, min_c
     sampled = periodic._sampled_candidates(ids, top, min_count - 1)
     batched = periodic._runs_all(ids, sampled, min_count)
     for p in range(1, top + 1):
-        one = periodic._runs_at(ids, p, min_count, sampled[p - 1])
+        one = runs_at(ids, p, min_count, sampled[p - 1])
         assert batched[p - 1][0].tolist() == one[0].tolist() and batched[p - 1][1].tolist() == one[1].tolist()

@@ -45,38 +45,18 @@ def _ranges(begin: np.ndarray, stop: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - offsets + np.repeat(begin, lengths)
 
 
-def _runs_at(ids: np.ndarray, p: int, min_count: int, first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(start, match-run length) of maximal runs with at least ``min_count`` copies
-    (``first``: the candidates, ``_sampled_candidates``' for ``p``, when found already).
+def _runs_all(ids: np.ndarray, candidates: list[np.ndarray], min_count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(start, match-run length) of the maximal runs of period p with at least
+    ``min_count`` copies, for every period p at once, from ``candidates[p - 1]`` (the
+    sampled hits ``_sampled_candidates`` found for p).
 
     A run of ``L >= (min_count - 1) * p`` matches covers at least ``min_count - 1``
     consecutive multiples of ``p``, so comparing only at multiples of ``p`` (n/p
     compares) finds every candidate; the exact run is then settled within ``p - 1`` of
     the sampled hits. Summed over all periods this is about ``n * ln(max_period)``
-    compares, not ``n * max_period``.
-    """
-    n = ids.size
-    need = min_count - 1
-    if first is None:
-        first = _chained_hits(ids[0:n:p], need)
-    if p > 1 and first.size:
-        first = first[_plausible(ids, p, first, need)]
-    if first.size == 0:
-        return first, first
-    window = _ranges(np.maximum(first * p - (p - 1), 0), np.minimum((first + need) * p, n - p))
-    matches = window[ids[window] == ids[window + p]]
-    if matches.size == 0:
-        return matches, matches
-    breaks = np.flatnonzero(np.diff(matches) != 1)
-    starts = matches[np.concatenate(([0], breaks + 1))]
-    ends = matches[np.concatenate((breaks, [matches.size - 1]))] + 1
-    lengths = ends - starts
-    keep = lengths >= p * (min_count - 1)
-    return starts[keep], lengths[keep]
-
-
-def _runs_all(ids: np.ndarray, candidates: list[np.ndarray], min_count: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``_runs_at(ids, p, min_count, candidates[p - 1])`` for every period p at once.
+    compares, not ``n * max_period``. A few positions between two samples, which a run
+    must cover too, drop most chance hits first (``_plausible_all``). The one-period
+    definition this equals is in ``tests/test_periodic.py``.
 
     Each period's positions lie in a row of their own, ``n + 1`` wide, along one axis, so
     that one pass of array operations serves every period (a dozen calls in all, not a
@@ -112,9 +92,12 @@ def _runs_all(ids: np.ndarray, candidates: list[np.ndarray], min_count: int) -> 
 
 
 def _plausible_all(ids: np.ndarray, period: np.ndarray, first: np.ndarray, need: int) -> np.ndarray:
-    """``_plausible`` for candidates of every period at once (``period``: each one's).
-    Where ``_plausible`` skips an offset of 0 (short periods) this tests the sampled hit
-    itself, which holds; period 1 takes no test there, and every test holds for it here."""
+    """Which candidates ``first`` (``need`` sampled hits from ``first * period`` on) can
+    lie in a run of ``need * period`` or more matches, from a few positions between the
+    samples, which such a run covers and which must match too (``period``: each one's).
+    With a small alphabet one sample in 20 matches by chance; these few looks drop most
+    of those before each is checked position by position. An offset of 0 (short periods)
+    tests the sampled hit itself, which holds."""
     n = ids.size
     at = first * period
     half = period // 2
@@ -170,31 +153,6 @@ def _sampled_candidates(ids: np.ndarray, top: int, need: int) -> list[np.ndarray
                 found[p - 1].append(here + j0)
     empty = np.zeros(0, dtype=np.int64)
     return [np.concatenate(f) if f else empty for f in found]
-
-
-def _plausible(ids: np.ndarray, p: int, first: np.ndarray, need: int) -> np.ndarray:
-    """Which candidates ``first`` (``need`` sampled hits from ``first * p`` on) can lie in
-    a run of ``need * p`` or more matches, from a few positions between the samples,
-    which such a run covers and which must match too. With a small alphabet (letters,
-    or the words of a dull text) one sample in 20 matches by chance; these few looks
-    drop most of those before each is checked position by position."""
-    n = ids.size
-    at = first * p
-    if need == 1:
-        # A run of p matches covering sample j also covers the point halfway to the
-        # sample before it or the one after it.
-        before, after = at - p + p // 2, at + p // 2
-        ok_before = (before >= 0) & _match(ids, np.maximum(before, 0), p)
-        ok_after = (after < n - p) & _match(ids, np.minimum(after, n - p - 1), p)
-        return ok_before | ok_after
-    keep = np.ones(first.size, dtype=bool)
-    for offset in sorted({p // 2, p // 4, 3 * p // 4} - {0}):  # between samples j and j + 1
-        keep &= _match(ids, at + offset, p)
-    return keep
-
-
-def _match(ids: np.ndarray, where: np.ndarray, p: int) -> np.ndarray:
-    return ids[where] == ids[where + p]
 
 
 def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
@@ -272,7 +230,7 @@ DENSE_BUDGET = 1 << 20
 
 
 def _dense_runs(ids: np.ndarray, top: int, min_count: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """What ``_runs_at`` finds, for every period 1..top at once (only periods with runs)."""
+    """What ``_runs_all`` finds, for every period 1..top at once (only periods with runs)."""
     n = ids.size
     width = n + 1
     flat = np.zeros(top * width + 1, dtype=bool)  # [0] + rows; row p-1: ids[i] == ids[i + p], then a False
