@@ -14,7 +14,8 @@ STREAMS = ("segments", "lexicon", "words", "chars", "punct")
 @st.composite
 def finding(draw):
     start = draw(st.one_of(st.integers(0, 30).map(float), st.floats(0, 30, allow_nan=False)))
-    length = draw(st.one_of(st.just(0.0), st.integers(1, 8).map(float), st.floats(0, 8, allow_nan=False)))
+    length = draw(st.one_of(st.just(0.0), st.integers(1, 8).map(float), st.floats(0, 8, allow_nan=False),
+                            st.floats(60, 100, allow_nan=False)))  # some over WIDE_STEPS
     return Finding(kind="phrase_loop", severity=draw(st.sampled_from(SEVERITIES)), span=None,
                    segments=(int(start), int(start + length)), stream=draw(st.sampled_from(STREAMS)),
                    extent=(start, start + length), covered=draw(st.integers(0, 50)))

@@ -205,14 +205,24 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
     ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered,
                                              _STREAM_PREFERENCE[f.stream]))
     kept: list[Finding] = []
-    near: dict[int, list[Finding]] = {}  # kept findings by the unit steps of the axis they touch
+    near: dict[int, list[Finding]] = {}  # kept findings of few steps, by the unit steps of the axis they touch
+    wide: list[Finding] = []  # kept findings of many steps (few of them), asked every time
     for f in ranked:
         steps = _steps(f.extent)
-        if not any(_overlap(f.extent, k.extent) for step in steps for k in near.get(step, ())):
+        nearby = itertools.chain(wide, *(near.get(step, ()) for step in steps))
+        if not any(_overlap(f.extent, k.extent) for k in nearby):
             kept.append(f)
-            for step in steps:
-                near.setdefault(step, []).append(f)
+            if len(steps) > WIDE_STEPS:
+                wide.append(f)
+            else:
+                for step in steps:
+                    near.setdefault(step, []).append(f)
     return kept
+
+
+# A finding over more unit steps than this is not filed under each of them: a tail echo
+# or a hallucinated whole file may cover a million segments.
+WIDE_STEPS = 64
 
 
 def _steps(extent: tuple[float, float]) -> range:
