@@ -1,12 +1,11 @@
 """Loop findings locate runs from the texts found for all runs at once: the same place
-as ``Stream.locate`` finds one position at a time."""
+as ``Stream.locate`` finds when it searches for the text itself."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from degen.detect import tokens
-from degen.detect.loops import _place
 
 
 @settings(max_examples=200, deadline=None)
@@ -19,4 +18,4 @@ def test_place_from_batched_texts_is_locate(texts, data):
             continue
         positions = np.array(data.draw(st.lists(st.integers(0, stream.ids.size - 1), min_size=1, max_size=8)))
         for position, k in zip(positions.tolist(), stream.owner_index(positions).tolist()):
-            assert _place(stream, k, position) == stream.locate(position)
+            assert stream.locate(position, k) == stream.locate(position)

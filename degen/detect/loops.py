@@ -89,8 +89,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     unit_key = stream.text(start, start + period)
     graphemes = grapheme_len(unit_key.replace(" ", ""))
     threshold = config.threshold_for(graphemes)
-    first, first_frac = _place(stream, texts[0], start)
-    last, last_frac = _place(stream, texts[1], stop - 1)
+    first, first_frac = stream.locate(start, texts[0])
+    last, last_frac = stream.locate(stop - 1, texts[1])
     members = None
     if speaker is not None:  # a per-speaker stream: judge that speaker's text only
         members = stream.owners[texts[0]:texts[1] + 1]
@@ -130,12 +130,6 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
         covered=count * grapheme_len(content(unit_key) or unit_key),
     )
-
-
-def _place(stream: Stream, k: int, position: int) -> tuple[int, float]:
-    """``stream.locate(position)`` when text ``k`` of the stream holds ``position``."""
-    begin = int(stream.bounds[k])
-    return int(stream.owners[k]), (position - begin) / max(1, int(stream.bounds[k + 1]) - begin)
 
 
 def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:

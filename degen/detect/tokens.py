@@ -139,9 +139,11 @@ class Stream:
         """Index into ``owners``/``bounds`` of the text holding each token position."""
         return np.searchsorted(self.bounds, positions, side="right") - 1
 
-    def locate(self, position: int) -> tuple[int, float]:
-        """(segment index, fraction of that segment's tokens before ``position``)."""
-        k = int(self.bounds.searchsorted(position, side="right")) - 1  # owner_index, for one
+    def locate(self, position: int, k: int | None = None) -> tuple[int, float]:
+        """(segment index, fraction of that segment's tokens before ``position``); ``k``:
+        the stream's text holding ``position``, when known (``owner_index``)."""
+        if k is None:
+            k = int(self.bounds.searchsorted(position, side="right")) - 1  # owner_index, for one
         size = max(1, int(self.bounds[k + 1] - self.bounds[k]))
         return int(self.owners[k]), (position - int(self.bounds[k])) / size
 
