@@ -8,6 +8,10 @@ in the same run and on one core:
   - the ratio to a pure-Python baseline that removes consecutive repeated n-word blocks
     for n up to 8 the way stable-ts's remove_repetition does.
 Targets: >= 50 MB/s, within 5x of orjson's parse, >= 10x faster than the baseline.
+It also times, in the same run, the floor of any Python scan that reports whisper's figure
+as degen does: the parse, each segment's text and start, and zlib's compression ratio per
+30 s window (per utterance for a manifest), detecting nothing; it checks that its figures
+equal degen's and prints what 50 MB/s leaves for detection once the floor is paid.
 With --rss-mb M it also writes a transcript of about M MB (the same generator, one hour
 per 1,000 segments) and reports the peak RSS of `degen scan FILE` in a child process, as a
 multiple of the file's size (target <= 3x).
@@ -29,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import orjson
@@ -98,6 +103,36 @@ def as_manifest(data: bytes) -> bytes:
 def parse_lines(data: bytes) -> list:
     """What orjson alone does for a manifest: every line parsed."""
     return [orjson.loads(line) for line in data.splitlines()]
+
+
+def ratio_floor(data: bytes) -> tuple[float, int]:
+    """The least any Python scan that reports whisper's figure pays, detecting nothing: the
+    document parsed, each segment's text and start read, and whisper's compression ratio
+    (UTF-8 bytes over zlib's, default level) of each 30 s window's text; the highest and
+    how many exceed 2.4 (what a degen report carries)."""
+    segments = orjson.loads(data)["segments"]
+    texts, windows = [], []
+    for s in segments:
+        window = int(s["start"] // 30)
+        if not windows or window != windows[-1][0]:
+            windows.append((window, len(texts)))
+        text = s["text"]
+        texts.append(text[text.index("]") + 1:] if text.startswith("[S") else text)  # the speaker tag is no text
+    edges = [i for _, i in windows] + [len(texts)]
+    return _highest_and_over("".join(texts[a:b]).encode() for a, b in zip(edges, edges[1:]))
+
+
+def ratio_floor_lines(data: bytes) -> tuple[float, int]:
+    """``ratio_floor`` for a manifest: every line parsed, each utterance's own ratio."""
+    return _highest_and_over(orjson.loads(line)["text"].encode() for line in data.splitlines())
+
+
+def _highest_and_over(pieces) -> tuple[float, int]:
+    highest, over = 0.0, 0
+    for piece in pieces:
+        ratio = len(piece) / len(zlib.compress(piece)) if piece else 0.0
+        highest, over = max(highest, ratio), over + (ratio > 2.4)
+    return highest, over
 
 
 def peak_rss(megabytes: float, seed: int) -> None:
@@ -211,12 +246,12 @@ def main() -> None:
             path.write_bytes(as_manifest(data))
             # degen refuses inputs over 256 MB unless told otherwise (a 300-hour manifest)
             os.environ.setdefault("DEGEN_MAX_INPUT_MB", str(int(path.stat().st_size / 1e6) + 100))
-            measure(args, path.read_bytes(), str(path), parse_lines)
+            measure(args, path.read_bytes(), str(path), parse_lines, ratio_floor_lines)
         return
-    measure(args, data, data.decode(), parse)
+    measure(args, data, data.decode(), parse, ratio_floor)
 
 
-def measure(args, data: bytes, source: str, parse) -> None:
+def measure(args, data: bytes, source: str, parse, floor) -> None:
     """Scan ``source`` (the transcript's text, or a file holding ``data``) against
     ``parse(data)`` and the baseline, and print the figures."""
     mb = len(data) / 1e6
@@ -225,16 +260,19 @@ def measure(args, data: bytes, source: str, parse) -> None:
     words = [w for s in transcript for w in s.text.split()] + [c for s in transcript for c in s.text if "\u4e00" <= c]
 
     # Interleaved, so that noise from other processes hits scan and parse alike.
-    t_scan, t_json, wall = [], [], []
+    t_scan, t_json, t_floor, wall = [], [], [], []
     for _ in range(args.repeats):
         started = time.perf_counter()
         t_scan += timed(lambda: degen.scan(text), 1)
         wall.append(time.perf_counter() - started)
         t_json += timed(lambda: parse(data), 1)
+        t_floor += timed(lambda: floor(data), 1)
     ratios = sorted(s / j for s, j in zip(t_scan, t_json))
     t_detect = best_of(lambda: degen.analyze(transcript), args.repeats)
     t_base = best_of(lambda: remove_repetition_baseline(words), 1)
     report = degen.scan(text)
+    figures = floor(data)
+    same = figures == (report.metrics.max_compression_ratio, report.metrics.segments_over_compression)
     scan_best = min(t_scan)
     print(f"transcript: {args.hours:g} h, {len(transcript)} segments, {mb:.1f} MB of {args.format}, seed {args.seed}, "
           f"{len(report.flagged)} loops flagged; {args.repeats} repeats, one core")
@@ -245,6 +283,14 @@ def measure(args, data: bytes, source: str, parse) -> None:
     print(f"{label} : best {min(t_json):.3f} CPU s = {mb / min(t_json):.0f} MB/s")
     print(f"scan / parse, per repeat: median {statistics.median(ratios):.1f}x, "
           f"min {ratios[0]:.1f}x, max {ratios[-1]:.1f}x (target <= 5x)")
+    floors = sorted(f / j for f, j in zip(t_floor, t_json))
+    budget = mb / 50  # CPU seconds a scan may take at 50 MB/s
+    print(f"floor: parse + whisper's ratio, no detection: best {min(t_floor):.3f} CPU s = "
+          f"{mb / min(t_floor):.0f} MB/s, {statistics.median(floors):.1f}x orjson (per repeat {floors[0]:.1f}-"
+          f"{floors[-1]:.1f}x); of the {1000 * budget:.0f} ms that 50 MB/s allows it takes "
+          f"{100 * statistics.median(t_floor) / budget:.0f}% (median), leaving "
+          f"{1000 * (budget - statistics.median(t_floor)):.0f} ms for detection; its figures "
+          f"(highest {figures[0]:.2f}, {figures[1]} over 2.4) {'equal' if same else 'DIFFER FROM'} degen's")
     print(f"remove_repetition-like: {t_base:.3f} s  -> baseline / scan = {t_base / scan_best:.1f}x (target >= 10)")
     print(f"detection alone       : {t_detect:.3f} s  -> baseline / detection = {t_base / t_detect:.1f}x "
           f"(both on parsed text)")
