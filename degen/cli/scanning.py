@@ -23,8 +23,11 @@ from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshol
               help="GPU memory of the server, for max_new_tokens advice.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML timeline (one file scanned only).")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the reports to FILE as JSON Lines, in input order; an interrupted run "
+                   "resumes from FILE.partial.")
 @threshold_options
-def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **options):
+def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, **options):
     """Report loops and impossible timing in transcript FILES: files, folders (walked for
     .json .srt .vtt .txt) or globs; '-' reads stdin.
 
@@ -35,12 +38,18 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **option
     from ..io import check_writable
     config = config_from(options)
     paths = batch.expand(files)
+    if html_path and output:
+        raise click.BadParameter("--html is for one file, --output for many: give one of them", param_hint="--output")
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
     if html_path:
         check_writable(html_path, "HTML report")
         sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
     settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
+    if output:
+        from .. import reports_file
+        sys.exit(reports_file.run(paths, settings, output, jobs=jobs, err=_error_line, out=click.echo,
+                                  verbose=verbosity() > 0, quiet=verbosity() < 0))
     sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
                        out=click.echo, err=_error_line, verbose=verbosity() > 0,
                        quiet=verbosity() < 0))
