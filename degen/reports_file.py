@@ -134,9 +134,12 @@ def _add_resumed(summary: batch.Summary, doc: dict) -> None:
 
 
 def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, err: Callable[[str], None],
-        out: Callable[[str], None], verbose: bool = False, quiet: bool = False) -> int:
+        out: Callable[[str], None], verbose: bool = False, quiet: bool = False,
+        progress: Callable[[int], None] | None = None) -> int:
     """Scan ``paths`` into ``output`` (see the module's docstring); returns the exit code.
-    Errors go to ``err`` as they come; advice (once, naming FILE) and the summary at the end."""
+    Errors go to ``err`` as they come; advice (once, naming FILE) and the summary at the end.
+    ``progress(n)``: called first with the number of files to scan this run, then with 1
+    after each."""
     check_writable(output, "reports file")
     if os.path.realpath(output) in {os.path.realpath(p) for p in paths if p != "-"}:
         raise ConfigError(f"{output}: the reports file is one of the files to scan; write it elsewhere")
@@ -149,8 +152,10 @@ def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, 
     todo = [p for p in dict.fromkeys(paths) if p not in reused]
     summary = batch.Summary(settings.config.fail_on)
     journal = Journal(journal_file, identity, resume_at)
+    step = progress or (lambda n: None)
+    step(len(todo))
     try:
-        advice = _scan_into(journal, todo, settings, jobs, keys, stats, entries, summary, err, verbose)
+        advice = _scan_into(journal, todo, settings, jobs, keys, stats, entries, summary, err, verbose, step)
     except KeyboardInterrupt:
         journal.close()
         err(f"degen: {summary.files} of {len(todo)} files scanned this run are kept in {journal_file}: the same "
@@ -174,7 +179,8 @@ def _still_good(entry: Entry | None, stat: list[int] | None) -> bool:
 
 
 def _scan_into(journal: Journal, todo: list[str], settings: batch.Settings, jobs: int, keys: dict, stats: dict,
-               entries: dict, summary: batch.Summary, err: Callable[[str], None], verbose: bool) -> dict:
+               entries: dict, summary: batch.Summary, err: Callable[[str], None], verbose: bool,
+               step: Callable[[int], None]) -> dict:
     """Scan ``todo``, journal each result as it comes; returns the advice seen (in order)."""
     advice: dict[str, None] = {}
     for result in batch.scan_paths(todo, settings, jobs):
@@ -186,6 +192,7 @@ def _scan_into(journal: Journal, todo: list[str], settings: batch.Settings, jobs
         else:
             advice.update(dict.fromkeys(a.replace(result.path, "FILE") for a in result.report.advice))
         entries[keys[result.path]] = journal.append(keys[result.path], stats[result.path], result.to_dict())
+        step(1)
     return advice
 
 

@@ -47,12 +47,44 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
         sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
     settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
     if output:
-        from .. import reports_file
-        sys.exit(reports_file.run(paths, settings, output, jobs=jobs, err=_error_line, out=click.echo,
-                                  verbose=verbosity() > 0, quiet=verbosity() < 0))
+        sys.exit(_scan_to_file(paths, settings, output, jobs))
     sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
                        out=click.echo, err=_error_line, verbose=verbosity() > 0,
                        quiet=verbosity() < 0))
+
+
+def _scan_to_file(paths, settings, output, jobs) -> int:
+    """``--output``: the reports to a file, a progress bar on stderr (a terminal only)."""
+    from .. import reports_file
+    state = {"bar": None, "left": 0}
+
+    def progress(count):
+        if state["bar"] is None:
+            state["bar"], state["left"] = click.progressbar(length=count, label="scanning", file=sys.stderr), count
+            state["bar"].__enter__()
+        else:
+            state["bar"].update(count)
+            state["left"] -= count
+        if state["left"] <= 0:  # the last file: the bar ends before the advice and summary
+            close()
+
+    def close():
+        if state["bar"]:
+            state["bar"].__exit__(None, None, None)
+            state["bar"] = False
+
+    def error(line):
+        if state["bar"]:
+            click.echo(err=True)  # off the bar's line
+        _error_line(line)
+
+    quiet = verbosity() < 0
+    try:
+        return reports_file.run(paths, settings, output, jobs=jobs, err=error, out=click.echo,
+                                verbose=verbosity() > 0, quiet=quiet,
+                                progress=None if quiet or not sys.stderr.isatty() else progress)
+    finally:
+        close()
 
 
 def _error_line(line: str) -> None:
