@@ -72,11 +72,11 @@ def test_files_are_utf8_text_and_within_size_limits(rows):
 def test_counts_meet_the_minimums(rows):
     labels = Counter(row["label"] for row in rows)
     clean_languages = {row["language"] for row in rows if row["label"] == "clean"}
-    assert len(rows) >= 100
-    assert labels["clean"] >= 40
-    assert len(clean_languages) >= 6
-    assert labels["hallucination"] >= 10
-    assert labels["loop"] >= 40
+    assert len(rows) >= 147
+    assert labels["clean"] >= 67
+    assert len(clean_languages) >= 16
+    assert labels["hallucination"] >= 25
+    assert labels["loop"] >= 55
 
 
 def test_both_splits_hold_every_label(rows):
