@@ -10,6 +10,7 @@ import numpy as np
 from ..model import Transcript, lengths as key_lengths
 from .config import DetectConfig
 from .finding import Finding
+from .highlight import sayings
 from .loops import _clip, _span, _text
 from .periodic import tandem_repeats
 from .table import SegmentTable
@@ -96,6 +97,8 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
     out = []
     for start, period, count in zip(runs.start[keep].tolist(), runs.period[keep].tolist(), runs.count[keep].tolist()):
         first, last = start, start + period * count - 1
+        if period == 1 and _said_fewer(transcript, first, last, fewest):
+            continue  # one line shown word by word (highlight.py), not said again
         verdict = _verdict(keys, table, config, first, last, period, count)
         if verdict is None:
             continue
@@ -110,6 +113,13 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
             covered=sum(len(keys[i]) for i in range(first, last + 1)),
         ))
     return out
+
+
+def _said_fewer(transcript: Transcript, first: int, last: int, fewest: int) -> bool:
+    """Equal segments first..last are cues showing one line word by word, and say it fewer
+    than ``fewest`` times."""
+    said = sayings([_text(transcript, i) for i in range(first, last + 1)])
+    return said is not None and len(said) < fewest
 
 
 def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period: int, count: int) -> bool:

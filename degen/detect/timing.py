@@ -9,6 +9,7 @@ import numpy as np
 from ..model import Span, Transcript
 from .config import DetectConfig
 from .finding import Finding
+from .highlight import word_timed
 from .loops import _clip, _span, _text
 from .table import SegmentTable
 
@@ -61,6 +62,10 @@ def _rates(transcript: Transcript, table: SegmentTable, config: DetectConfig, al
     limits = np.where(table.cjk, config.max_cjk_rate, config.max_word_rate)
     ratio = table.units / seconds / limits
     dense = (ratio > 1.0) & (table.units >= config.rate_min_units) & table.closed
+    if dense.any() and not alone:  # cues that time one word of the line they show are not too dense
+        candidates = np.flatnonzero(dense)
+        dense[candidates[word_timed(transcript.columns().texts, table, limits, config.rate_min_seconds,
+                                    candidates)]] = False
     out = []
     for first, last in _groups(dense, alone=alone):
         worst = float(ratio[first:last + 1].max())
