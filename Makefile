@@ -8,7 +8,7 @@ SUM    := $(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 BASE   := $(VENV)/.installed-base-$(SUM)
 FULL   := $(VENV)/.installed-full-$(SUM)
 
-.PHONY: setup setup-demo demo test bench fixtures clean
+.PHONY: setup setup-demo demo test test-oldest bench fixtures clean
 
 setup: $(FULL)
 
@@ -34,6 +34,15 @@ test: setup
 	@bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest
 
+# Every test against the oldest release of each dependency that pyproject.toml admits
+# (constraints-oldest.txt), in a virtualenv of its own.
+OLDEST ?= .venv-oldest
+test-oldest:
+	test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet -c constraints-oldest.txt -e '.[test,asr,ray,datasets]'
+	@bash scripts/ensure-chromium.sh
+	$(OLDEST)/bin/python -m pytest
+
 bench: setup
 	$(BIN)/python bench/scan_throughput.py
 	$(BIN)/python bench/filter_throughput.py
@@ -45,4 +54,4 @@ fixtures: setup
 	$(BIN)/python scripts/make_shape_fixtures.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OLDEST) out .pytest_cache .hypothesis

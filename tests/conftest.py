@@ -6,6 +6,27 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 
 
+def _click_streams_apart() -> None:
+    """The tests read a command's stdout and stderr apart and its output as both, as click
+    8.2's CliRunner gives them. Click 8.1 (which degen supports) mixes stderr into stdout
+    unless told not to and then leaves it out of ``output``: ask it to keep them apart and
+    count both as the output."""
+    import inspect
+
+    import click.testing
+    if "mix_stderr" not in inspect.signature(click.testing.CliRunner.__init__).parameters:
+        return  # click 8.2 or newer: already so
+    init = click.testing.CliRunner.__init__
+
+    def apart(self, *args, mix_stderr=False, **kwargs):
+        init(self, *args, mix_stderr=mix_stderr, **kwargs)
+    click.testing.CliRunner.__init__ = apart
+    click.testing.Result.output = property(lambda r: r.stdout + (r.stderr if r.stderr_bytes is not None else ""))
+
+
+_click_streams_apart()
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
