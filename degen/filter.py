@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,7 +62,8 @@ def verdict(report: Report) -> dict:
 
 
 def _duration(value) -> float | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e7
+    # numbers.Real: numpy's int64 and float32 too (a Ray Data batch's whole-second durations)
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1e7
     return float(value) if ok else None
 
 
@@ -291,18 +293,31 @@ def _row_reports(texts, durations, config: DetectConfig, format: str | None,
     duration, or a blank or missing text, or any row with ``utterances``, is one
     utterance (``judge``, the rows judged together); any other text is sniffed as a
     transcript (MOSS markup, JSON, subtitles, plain text), read as plain text when it is
-    none of them, never as a path."""
+    none of them, never as a path. A missing text (None, NaN) is blank.
+
+    Raises:
+        ValueError: a text that is neither a string nor missing (it is not called clean).
+    """
     from .utterances import judge_many
+    texts = [_text(t, k) for k, t in enumerate(texts)]
     reports: list[Report | None] = [None] * len(texts)
-    alone = [i for i, (t, d) in enumerate(zip(texts, durations))
-             if utterances or d is not None or not isinstance(t, str) or not t.strip()]
-    judged = judge_many([texts[i] if isinstance(texts[i], str) else "" for i in alone],
+    alone = [i for i, (t, d) in enumerate(zip(texts, durations)) if utterances or d is not None or not t.strip()]
+    judged = judge_many([texts[i] for i in alone],
                         [_duration(durations[i]) for i in alone], config, ["<row>"] * len(alone))
     for i, report in zip(alone, judged):
         reports[i] = report
     for i in sorted(set(range(len(texts))) - set(alone)):
         reports[i] = _sniffed_report(texts[i], config, format)
     return reports
+
+
+def _text(value, row: int) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and value != value):  # missing (pandas writes NaN)
+        return ""
+    raise ValueError(f"scan_batch: row {row} of the batch: the text is {type(value).__name__}, not a string; "
+                     f"decode or convert that column to text first")
 
 
 def _sniffed_report(text: str, config: DetectConfig, format: str | None) -> Report:
@@ -337,11 +352,20 @@ def scan_batch(batch: dict, column: str = "text", *, duration_column: str | None
 
         With Hugging Face datasets: ``ds.map(degen.scan_batch, batched=True)``, or
         ``fn_kwargs={"column": "pred_text", "duration_column": "duration"}``.
+
+    Raises:
+        ValueError: the duration column's length is not the text column's, or a text is
+            neither a string nor missing (None, NaN).
     """
     config = config or DEFAULT
     texts = batch[column]
     durations = batch[duration_column] if duration_column else [None] * len(texts)
-    reports = _row_reports(texts, durations, config, format, utterances)
+    if len(durations) != len(texts):
+        raise ValueError(f"scan_batch: column {duration_column!r} holds {len(durations)} values and {column!r} "
+                         f"{len(texts)}; a batch's columns must be of equal length")
+    # With a duration column every row is one utterance, its duration missing or not (as
+    # a line of `degen filter` is): never sniffed as a transcript file.
+    reports = _row_reports(texts, durations, config, format, utterances or duration_column is not None)
     findings = [() if r is None else r.findings for r in reports]
     fail_on = config.fail_on
     return {**batch, "degenerate": [any(f.at_least(fail_on) for f in found) for found in findings],
