@@ -196,9 +196,13 @@ def _check_paths(manifest: Path, keep: Path, quarantine: Path) -> None:
     if not manifest.is_file():
         raise FormatError("no such file" if not manifest.exists() else "not a regular file", path=str(manifest),
                           hint="give a NeMo-style manifest (.jsonl)")
-    names = [os.path.realpath(p) for p in (manifest, keep, quarantine)]
-    if len(set(names)) != 3:
-        raise ConfigError("the manifest, --keep and --quarantine must be three different files")
+    # The partial outputs are truncated and renamed, the progress file replaced and
+    # removed: none of them may be the input or another output (the input was emptied).
+    paths = (manifest, keep, quarantine, _partial(keep), _partial(quarantine), progress_path(keep))
+    if len({os.path.realpath(p) for p in paths}) != len(paths):
+        raise ConfigError("the manifest, --keep and --quarantine must be three different files, none of them "
+                          f"another's {_partial(keep).name[len(keep.name):]} or {progress_path(keep).name[len(keep.name):]} "
+                          "file")
     for path in (keep, quarantine):
         if not path.parent.is_dir():
             raise ConfigError(f"{path}: the folder {path.parent} does not exist")

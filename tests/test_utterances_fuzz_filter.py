@@ -1,0 +1,61 @@
+"""degen filter on awkward inputs and paths: no input ever damaged, every non-blank line
+in exactly one output, in input order, after interruptions too."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import orjson
+import pytest
+
+from degen.errors import ConfigError
+from degen.filter import filter_manifest, progress_path
+
+LINES = [b'{"text": "hello there", "duration": 2}\n', b'{"text": "' + b"okay " * 30 + b'", "duration": 3}\n',
+         b"not json\n", b'{"duration": 1}\n', b"\n", b'{"text": "crlf line"}\r\n']
+
+
+def partition_holds(manifest, keep, quarantine):
+    """Every non-blank input line, in order, is either kept byte for byte or quarantined
+    as its object (or raw text) with a degen field."""
+    kept = keep.read_bytes().splitlines(keepends=True)
+    quarantined = [orjson.loads(line) for line in quarantine.read_bytes().splitlines()]
+    k = q = 0
+    for raw in manifest.read_bytes().splitlines(keepends=True):
+        if not raw.strip():
+            continue
+        if k < len(kept) and kept[k] == (raw if raw.endswith(b"\n") else raw + b"\n"):
+            k += 1
+            continue
+        row = quarantined[q]
+        degen = row.pop("degen")
+        assert degen.get("raw", "").encode() == raw.rstrip(b"\r\n") or row == orjson.loads(raw)
+        q += 1
+    assert (k, q) == (len(kept), len(quarantined))
+
+
+@pytest.mark.parametrize("names", [
+    ("m.jsonl.partial", "m.jsonl", "q.jsonl"),           # the input is the keep output's partial file
+    ("m.jsonl.partial", "k.jsonl", "m.jsonl"),           # ... or the quarantine's
+    ("m.jsonl", "q.jsonl.partial", "q.jsonl"),           # one output is the other's partial file
+    ("m.jsonl", "k.jsonl", "k.jsonl.partial"),
+    ("k.jsonl.degen-progress.json", "k.jsonl", "q.jsonl"),  # the input is the progress file
+    ("m.jsonl", "k.jsonl", "k.jsonl.degen-progress.json"),
+])
+def test_paths_that_collide_with_the_partial_or_progress_files_are_refused(tmp_path, names):
+    manifest, keep, quarantine = (tmp_path / n for n in names)
+    manifest.write_bytes(b"".join(LINES))
+    with pytest.raises(ConfigError, match="different"):
+        filter_manifest(manifest, keep, quarantine)
+    assert manifest.read_bytes() == b"".join(LINES)  # the input untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == [manifest.name]  # nothing written
+
+
+def test_the_usual_paths_still_work(tmp_path):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_bytes(b"".join(LINES))
+    counts = filter_manifest(manifest, tmp_path / "k.jsonl", tmp_path / "q.jsonl")
+    assert (counts.kept, counts.quarantined, counts.blank) == (2, 3, 1)
+    partition_holds(manifest, tmp_path / "k.jsonl", tmp_path / "q.jsonl")
