@@ -28,6 +28,7 @@ from .model import Segment, Span, Transcript
 from .report import Report
 
 TEXT_FIELDS = ("text", "pred_text")  # NeMo: reference text, or a model's prediction
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark
 CHECKPOINT_LINES = 2000  # lines per batch and progress record: a resume redoes at most these
 JUDGED_AT_ONCE = CHECKPOINT_LINES  # lines judged together (``utterances.judge_many``), split among workers
 
@@ -97,8 +98,8 @@ def judge_lines(numbered: list[tuple[bytes, int]], text_field: str | None,
 
 def _row(raw: bytes, number: int, text_field: str | None) -> tuple[dict, str] | tuple[str, bytes]:
     """(the line's object, its text) to judge; or (UNREADABLE, the line to quarantine)."""
-    try:
-        row = orjson.loads(raw)
+    try:  # a byte order mark may open the file (Windows tools write one; the reader skips it)
+        row = orjson.loads(raw[len(BOM):] if number == 1 and raw.startswith(BOM) else raw)
     except orjson.JSONDecodeError as exc:
         return UNREADABLE, _unreadable(raw, number, f"invalid JSON ({exc})")
     if not isinstance(row, dict):

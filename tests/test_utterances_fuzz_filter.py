@@ -59,3 +59,15 @@ def test_the_usual_paths_still_work(tmp_path):
     counts = filter_manifest(manifest, tmp_path / "k.jsonl", tmp_path / "q.jsonl")
     assert (counts.kept, counts.quarantined, counts.blank) == (2, 3, 1)
     partition_holds(manifest, tmp_path / "k.jsonl", tmp_path / "q.jsonl")
+
+
+def test_a_byte_order_mark_before_the_first_line_is_no_reason_to_quarantine_it(tmp_path):
+    # Windows tools write one; `degen scan` reads such a manifest, so must `degen filter`.
+    manifest, keep, quarantine = tmp_path / "m.jsonl", tmp_path / "k.jsonl", tmp_path / "q.jsonl"
+    manifest.write_bytes(b"\xef\xbb\xbf" + b'{"text": "hello there", "duration": 2}\n' +
+                         b"\xef\xbb\xbf" + b'{"text": "a second mark is no mark"}\n' +
+                         b'{"text": "' + b"okay " * 30 + b'", "duration": 3}\n')
+    counts = filter_manifest(manifest, keep, quarantine)
+    assert (counts.kept, counts.quarantined, counts.unreadable) == (1, 2, 1)
+    assert keep.read_bytes() == manifest.read_bytes().splitlines(keepends=True)[0]  # byte for byte
+    partition_holds(manifest, keep, quarantine)
