@@ -16,6 +16,7 @@ import base64
 import hashlib
 import numbers
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,7 @@ def judge_lines(numbered: list[tuple[bytes, int]], text_field: str | None,
         if report is None or not report.degenerate:
             out[k] = (KEPT, raw if raw.endswith(b"\n") else raw + b"\n")
         else:
-            out[k] = (FLAGGED, _flagged(rows[k][0], verdict(report)))
+            out[k] = (FLAGGED, _flagged(rows[k][0], verdict(report), raw))
     return out
 
 
@@ -108,13 +109,33 @@ def _row(raw: bytes, number: int, text_field: str | None) -> tuple[dict, str] | 
     text = row.get(field)
     if not isinstance(text, str):
         problem = "missing" if text is None else f"not a string ({type(text).__name__})"
-        return UNREADABLE, _flagged(row, {"degenerate": None, "error": f"line {number}: field '{field}' {problem}"})
+        return UNREADABLE, _flagged(row, {"degenerate": None, "error": f"line {number}: field '{field}' {problem}"}, raw)
     return row, text
 
 
-def _flagged(row: dict, degen: dict) -> bytes:
+def _flagged(row: dict, degen: dict, raw: bytes) -> bytes:
+    exact = _exact(row, raw)
+    if exact is not None:  # integers orjson cannot hold: written by the standard library
+        import json
+        return (json.dumps({**exact, "degen": degen}, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     row = {**row, "degen": degen}  # a "degen" field already there is replaced
     return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+
+
+_LONG_NUMBER = re.compile(rb"\d{19}")  # past 64 bits an integer has at least 19 digits
+
+
+def _exact(row: dict, raw: bytes) -> dict | None:
+    """The line's object read by the standard library, when orjson read an integer
+    beyond 64 bits as a float (a quarantined line must keep the values it had); else None."""
+    if not _LONG_NUMBER.search(raw):
+        return None
+    import json
+    try:
+        exact = json.loads(raw[len(BOM):] if raw.startswith(BOM) else raw)
+    except ValueError:
+        return None
+    return exact if isinstance(exact, dict) and exact != row else None
 
 
 def _unreadable(raw: bytes, number: int, problem: str) -> bytes:

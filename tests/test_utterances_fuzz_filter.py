@@ -71,3 +71,20 @@ def test_a_byte_order_mark_before_the_first_line_is_no_reason_to_quarantine_it(t
     assert (counts.kept, counts.quarantined, counts.unreadable) == (1, 2, 1)
     assert keep.read_bytes() == manifest.read_bytes().splitlines(keepends=True)[0]  # byte for byte
     partition_holds(manifest, keep, quarantine)
+
+
+def test_a_quarantined_line_keeps_integers_beyond_64_bits_exactly(tmp_path):
+    # orjson reads them as floats: an id of 30 digits came back as 1.2345678901234568e+29.
+    import json
+    manifest, keep, quarantine = tmp_path / "m.jsonl", tmp_path / "k.jsonl", tmp_path / "q.jsonl"
+    loop = "okay " * 30
+    rows = [{"id": 123456789012345678901234567890, "text": loop, "duration": 3},
+            {"id": -9223372036854775809, "offset": 18446744073709551615, "text": loop},
+            {"id": 123456789012345678901234567890},  # no text: unreadable, its object still kept
+            {"id": 1234567890123456789012, "text": "hello there", "duration": 2}]
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    filter_manifest(manifest, keep, quarantine)
+    out = [json.loads(line) for line in quarantine.read_text(encoding="utf-8").splitlines()]
+    assert [{k: v for k, v in r.items() if k != "degen"} for r in out] == rows[:3]
+    assert [r["degen"]["degenerate"] for r in out] == [True, True, None]
+    assert keep.read_text(encoding="utf-8") == json.dumps(rows[3]) + "\n"
