@@ -21,6 +21,7 @@ scan gives every line the findings it gets alone.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Sequence
 
 from .detect import DEFAULT, DetectConfig, analyze
@@ -88,6 +89,7 @@ def _walls(texts: list[str]) -> list[str] | None:
     """A distinct wall letter for each gap between ``texts``, none found in the texts;
     None when too few are left."""
     used = set("".join(texts))
+    used.update(unicodedata.normalize("NFKC", "".join(used)))  # as the streams read them (U+FAD2 is U+3B9D)
     free = (chr(c) for c in WALLS if chr(c) not in used)
     walls = [w for _, w in zip(range(len(texts) - 1), free)]
     return walls if len(walls) == max(0, len(texts) - 1) else None

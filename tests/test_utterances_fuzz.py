@@ -66,3 +66,11 @@ def test_neighbours_made_of_the_same_unit_never_change_a_verdict(unit, shapes, b
         assert_same_as_alone(texts, [seconds for *_, seconds in shapes])
     finally:
         utterances.BATCH = old
+
+
+def test_a_character_that_normalises_to_a_wall_letter_keeps_that_wall_out():
+    # U+FAD2 (a compatibility ideograph) is U+3B9D, an Extension A letter, once NFKC-normalised
+    # as the token streams read text: that letter must not stand between rows either.
+    import unicodedata
+    assert unicodedata.normalize("NFKC", "\ufad2") == "\u3b9d" and "\u3b9d" in map(chr, utterances.WALLS)
+    assert "\u3b9d" not in utterances._walls(["\ufad2 \ufad2", "x"] * 3000)
