@@ -48,7 +48,7 @@ def judge_many(texts: Sequence[str], durations: Sequence[float | None], config: 
     for first in range(0, len(texts), BATCH):
         rows = range(first, min(first + BATCH, len(texts)))
         for i in _touched(texts, durations, rows, config):
-            report = judge(texts[i], durations[i], config, names[i] if names else "<text>")
+            report = judge(texts[i], durations[i], config, "<text>" if names is None else names[i])
             reports[i] = report if report.findings else None
     return reports
 

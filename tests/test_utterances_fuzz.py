@@ -74,3 +74,11 @@ def test_a_character_that_normalises_to_a_wall_letter_keeps_that_wall_out():
     import unicodedata
     assert unicodedata.normalize("NFKC", "\ufad2") == "\u3b9d" and "\u3b9d" in map(chr, utterances.WALLS)
     assert "\u3b9d" not in utterances._walls(["\ufad2 \ufad2", "x"] * 3000)
+
+
+def test_names_may_be_any_sequence():
+    # A column of ids straight from numpy or pandas: its truth value is ambiguous.
+    import numpy as np
+    texts = ["okay " * 40, "hello there", "okay " * 30]
+    reports = judge_many(texts, [None, 1.0, 2.0], names=np.array(["a", "b", "c"]))
+    assert [r and r.source for r in reports] == ["a", None, "c"]
