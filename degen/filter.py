@@ -385,7 +385,7 @@ def scan_batch(batch: dict, column: str = "text", *, duration_column: str | None
     """
     config = config or DEFAULT
     texts = batch[column]
-    durations = batch[duration_column] if duration_column else [None] * len(texts)
+    durations = list(batch[duration_column]) if duration_column else [None] * len(texts)  # by position
     if len(durations) != len(texts):
         raise ValueError(f"scan_batch: column {duration_column!r} holds {len(durations)} values and {column!r} "
                          f"{len(texts)}; a batch's columns must be of equal length")

@@ -79,3 +79,14 @@ def test_every_row_gets_the_verdict_of_degen_filter(rows):
     assert out["degenerate"] == [r.degenerate for r in want]
     if all(d is None for d in durations):
         assert out["findings"] == degen.scan_batch({"text": texts}, utterances=True)["findings"]
+
+
+def test_columns_are_read_by_position_not_by_label():
+    # A pandas DataFrame (Ray's pandas batches, or one sorted by duration): durations[i]
+    # read the row labelled i, so a sorted frame judged each text with another's seconds.
+    import pandas as pd
+    frame = pd.DataFrame({"text": [DENSE] * 3, "duration": [20.0, 1.0, 20.0]}).sort_values("duration")
+    out = degen.scan_batch(frame, duration_column="duration")
+    assert list(out["degenerate"]) == [True, False, False]
+    frame.index = [5, 7, 9]
+    assert list(degen.scan_batch(frame, duration_column="duration")["degenerate"]) == [True, False, False]
