@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import numbers
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from .model import Segment, Span, Transcript
 from .report import Report
 
 TEXT_FIELDS = ("text", "pred_text")  # NeMo: reference text, or a model's prediction
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark
 CHECKPOINT_LINES = 2000  # lines per batch and progress record: a resume redoes at most these
 JUDGED_AT_ONCE = CHECKPOINT_LINES  # lines judged together (``utterances.judge_many``), split among workers
 
@@ -61,7 +64,8 @@ def verdict(report: Report) -> dict:
 
 
 def _duration(value) -> float | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e7
+    # numbers.Real: numpy's int64 and float32 too (a Ray Data batch's whole-second durations)
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < value < 1e7
     return float(value) if ok else None
 
 
@@ -89,14 +93,14 @@ def judge_lines(numbered: list[tuple[bytes, int]], text_field: str | None,
         if report is None or not report.degenerate:
             out[k] = (KEPT, raw if raw.endswith(b"\n") else raw + b"\n")
         else:
-            out[k] = (FLAGGED, _flagged(rows[k][0], verdict(report)))
+            out[k] = (FLAGGED, _flagged(rows[k][0], verdict(report), raw))
     return out
 
 
 def _row(raw: bytes, number: int, text_field: str | None) -> tuple[dict, str] | tuple[str, bytes]:
     """(the line's object, its text) to judge; or (UNREADABLE, the line to quarantine)."""
-    try:
-        row = orjson.loads(raw)
+    try:  # a byte order mark may open the file (Windows tools write one; the reader skips it)
+        row = orjson.loads(raw[len(BOM):] if number == 1 and raw.startswith(BOM) else raw)
     except orjson.JSONDecodeError as exc:
         return UNREADABLE, _unreadable(raw, number, f"invalid JSON ({exc})")
     if not isinstance(row, dict):
@@ -105,13 +109,33 @@ def _row(raw: bytes, number: int, text_field: str | None) -> tuple[dict, str] | 
     text = row.get(field)
     if not isinstance(text, str):
         problem = "missing" if text is None else f"not a string ({type(text).__name__})"
-        return UNREADABLE, _flagged(row, {"degenerate": None, "error": f"line {number}: field '{field}' {problem}"})
+        return UNREADABLE, _flagged(row, {"degenerate": None, "error": f"line {number}: field '{field}' {problem}"}, raw)
     return row, text
 
 
-def _flagged(row: dict, degen: dict) -> bytes:
+def _flagged(row: dict, degen: dict, raw: bytes) -> bytes:
+    exact = _exact(row, raw)
+    if exact is not None:  # integers orjson cannot hold: written by the standard library
+        import json
+        return (json.dumps({**exact, "degen": degen}, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
     row = {**row, "degen": degen}  # a "degen" field already there is replaced
     return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+
+
+_LONG_NUMBER = re.compile(rb"\d{19}")  # past 64 bits an integer has at least 19 digits
+
+
+def _exact(row: dict, raw: bytes) -> dict | None:
+    """The line's object read by the standard library, when orjson read an integer
+    beyond 64 bits as a float (a quarantined line must keep the values it had); else None."""
+    if not _LONG_NUMBER.search(raw):
+        return None
+    import json
+    try:
+        exact = json.loads(raw[len(BOM):] if raw.startswith(BOM) else raw)
+    except ValueError:
+        return None
+    return exact if isinstance(exact, dict) and exact != row else None
 
 
 def _unreadable(raw: bytes, number: int, problem: str) -> bytes:
@@ -194,9 +218,13 @@ def _check_paths(manifest: Path, keep: Path, quarantine: Path) -> None:
     if not manifest.is_file():
         raise FormatError("no such file" if not manifest.exists() else "not a regular file", path=str(manifest),
                           hint="give a NeMo-style manifest (.jsonl)")
-    names = [os.path.realpath(p) for p in (manifest, keep, quarantine)]
-    if len(set(names)) != 3:
-        raise ConfigError("the manifest, --keep and --quarantine must be three different files")
+    # The partial outputs are truncated and renamed, the progress file replaced and
+    # removed: none of them may be the input or another output (the input was emptied).
+    paths = (manifest, keep, quarantine, _partial(keep), _partial(quarantine), progress_path(keep))
+    if len({os.path.realpath(p) for p in paths}) != len(paths):
+        raise ConfigError("the manifest, --keep and --quarantine must be three different files, none of them "
+                          f"another's {_partial(keep).name[len(keep.name):]} or {progress_path(keep).name[len(keep.name):]} "
+                          "file")
     for path in (keep, quarantine):
         if not path.parent.is_dir():
             raise ConfigError(f"{path}: the folder {path.parent} does not exist")
@@ -291,18 +319,31 @@ def _row_reports(texts, durations, config: DetectConfig, format: str | None,
     duration, or a blank or missing text, or any row with ``utterances``, is one
     utterance (``judge``, the rows judged together); any other text is sniffed as a
     transcript (MOSS markup, JSON, subtitles, plain text), read as plain text when it is
-    none of them, never as a path."""
+    none of them, never as a path. A missing text (None, NaN) is blank.
+
+    Raises:
+        ValueError: a text that is neither a string nor missing (it is not called clean).
+    """
     from .utterances import judge_many
+    texts = [_text(t, k) for k, t in enumerate(texts)]
     reports: list[Report | None] = [None] * len(texts)
-    alone = [i for i, (t, d) in enumerate(zip(texts, durations))
-             if utterances or d is not None or not isinstance(t, str) or not t.strip()]
-    judged = judge_many([texts[i] if isinstance(texts[i], str) else "" for i in alone],
+    alone = [i for i, (t, d) in enumerate(zip(texts, durations)) if utterances or d is not None or not t.strip()]
+    judged = judge_many([texts[i] for i in alone],
                         [_duration(durations[i]) for i in alone], config, ["<row>"] * len(alone))
     for i, report in zip(alone, judged):
         reports[i] = report
     for i in sorted(set(range(len(texts))) - set(alone)):
         reports[i] = _sniffed_report(texts[i], config, format)
     return reports
+
+
+def _text(value, row: int) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and value != value):  # missing (pandas writes NaN)
+        return ""
+    raise ValueError(f"scan_batch: row {row} of the batch: the text is {type(value).__name__}, not a string; "
+                     f"decode or convert that column to text first")
 
 
 def _sniffed_report(text: str, config: DetectConfig, format: str | None) -> Report:
@@ -337,11 +378,20 @@ def scan_batch(batch: dict, column: str = "text", *, duration_column: str | None
 
         With Hugging Face datasets: ``ds.map(degen.scan_batch, batched=True)``, or
         ``fn_kwargs={"column": "pred_text", "duration_column": "duration"}``.
+
+    Raises:
+        ValueError: the duration column's length is not the text column's, or a text is
+            neither a string nor missing (None, NaN).
     """
     config = config or DEFAULT
     texts = batch[column]
-    durations = batch[duration_column] if duration_column else [None] * len(texts)
-    reports = _row_reports(texts, durations, config, format, utterances)
+    durations = list(batch[duration_column]) if duration_column else [None] * len(texts)  # by position
+    if len(durations) != len(texts):
+        raise ValueError(f"scan_batch: column {duration_column!r} holds {len(durations)} values and {column!r} "
+                         f"{len(texts)}; a batch's columns must be of equal length")
+    # With a duration column every row is one utterance, its duration missing or not (as
+    # a line of `degen filter` is): never sniffed as a transcript file.
+    reports = _row_reports(texts, durations, config, format, utterances or duration_column is not None)
     findings = [() if r is None else r.findings for r in reports]
     fail_on = config.fail_on
     return {**batch, "degenerate": [any(f.at_least(fail_on) for f in found) for found in findings],
