@@ -85,7 +85,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     else:
         built = build_streams(texts)
         streams = built.all()
-        runs = [find_runs(s, config) for s in streams]
+        runs = [find_runs(s, config, independent) for s in streams]
         table = SegmentTable.build(transcript, built)
         loops = [f for s, r in zip(streams, runs) for f in loop_findings(s, r, transcript, table, config)]
         speakers = np.array([s or "" for s in table.speakers], dtype=object)

@@ -91,6 +91,11 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     threshold = config.threshold_for(graphemes)
     first, first_frac = stream.locate(start, texts[0])
     last, last_frac = stream.locate(stop - 1, texts[1])
+    # Where the run ends on the segment axis: after its last token, a token of that text
+    # further (a fraction of the run's own length overshot into the next segment, where
+    # de-duplication took it for an overlap with a finding there).
+    last_size = max(1, int(stream.bounds[texts[1] + 1] - stream.bounds[texts[1]]))
+    extent = (first + first_frac, last + last_frac + 1.0 / last_size)
     members = None
     if speaker is not None:  # a per-speaker stream: judge that speaker's text only
         members = stream.owners[texts[0]:texts[1] + 1]
@@ -114,7 +119,7 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
                        period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
                        evidence=evidence, stream=stream.name,
-                       extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
+                       extent=extent,
                        covered=count * grapheme_len(content(unit_key) or unit_key))
     else:
         return None
@@ -127,7 +132,7 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         speaker=speaker or table.speaker_of(first, last),
         unit=unit, period=period, count=count, excerpt=excerpt,
         score=score, evidence=evidence, stream=stream.name,
-        extent=(first + first_frac, last + last_frac + 1.0 / max(1, stop - start)),
+        extent=extent,
         covered=count * grapheme_len(content(unit_key) or unit_key),
     )
 
@@ -216,9 +221,41 @@ def _most_copies_in_a_segment(bounds: np.ndarray, r: Runs, stops: np.ndarray, fi
     return np.maximum.reduceat((ends - begins) // r.period[run], offsets)
 
 
-def find_runs(stream: Stream, config: DetectConfig) -> Runs:
+def find_runs(stream: Stream, config: DetectConfig, alone: bool = False) -> Runs:
+    """The stream's runs; ``alone`` (utterances judged each on its own): cut at the texts'
+    edges, as each text's own search would find them."""
     # Doubled clauses are reported low: words find them (a CJK clause is one word there);
     # the other streams start at three copies, which keeps them fast.
+    fewest = 2 if stream.name == "words" else 3
     if stream.name == "punct":  # a stretch of other text is a token matching nothing (a negative id)
-        return tandem_repeats_in(stream.ids, stream.ids >= 0, config.max_period, 3)
-    return tandem_repeats(stream.ids, config.max_period, 2 if stream.name == "words" else 3)
+        runs = tandem_repeats_in(stream.ids, stream.ids >= 0, config.max_period, fewest)
+    else:
+        runs = tandem_repeats(stream.ids, config.max_period, fewest)
+    return within_texts(stream, runs, fewest) if alone else runs
+
+
+def within_texts(stream: Stream, runs: Runs, fewest: int) -> Runs:
+    """``runs`` cut where they cross from one text into the next, the parts of ``fewest``
+    copies or more kept. A run's part inside one text is the run that text's own search
+    finds (maximal in the stream, so maximal in the text, with the same primitive period).
+    Searched whole, a repeat running on from one utterance into the next was one run that
+    could make no finding (4 copies over 10 s then 4 over 17 s: too slow only alone)."""
+    stops = runs.start + runs.length
+    first, last = stream.owner_index(runs.start), stream.owner_index(stops - 1)
+    crossing = np.flatnonzero(first != last)
+    if not crossing.size:
+        return runs
+    pieces = last[crossing] - first[crossing] + 1
+    run = np.repeat(crossing, pieces)
+    text = np.repeat(first[crossing], pieces) + np.arange(int(pieces.sum())) - np.repeat(np.cumsum(pieces) - pieces,
+                                                                                        pieces)
+    begin = np.maximum(stream.bounds[text], runs.start[run])
+    length = np.minimum(stream.bounds[text + 1], stops[run]) - begin
+    period = runs.period[run]
+    kept = length // period >= fewest
+    whole = first == last
+    start = np.concatenate((runs.start[whole], begin[kept]))
+    period = np.concatenate((runs.period[whole], period[kept]))
+    length = np.concatenate((runs.length[whole], length[kept]))
+    order = np.lexsort((period, start))  # tandem_repeats' order
+    return Runs(start[order], period[order], (length // period)[order], length[order])

@@ -196,7 +196,7 @@ def stream_loops(transcript, config, independent: bool = False):
     table = _empty_table(transcript)
     interleaved = [] if independent else _interleaved_speakers(table.speakers)
     speakers = np.array([s or "" for s in table.speakers], dtype=object) if interleaved else None
-    state = _Found(interleaved, speakers)
+    state = _Found(interleaved, speakers, independent)
     for core in _cores(texts):
         if not _window(transcript, texts, core, table, speakers, state, config):
             return None
@@ -209,8 +209,9 @@ def stream_loops(transcript, config, independent: bool = False):
 class _Found:
     """What the windows found, kept in the order the whole-stream analysis lists it."""
 
-    def __init__(self, speakers: list[str], names: np.ndarray):
+    def __init__(self, speakers: list[str], names: np.ndarray, alone: bool = False):
         self.speakers = speakers
+        self.alone = alone  # utterances judged each on its own: runs cut at their edges
         # Each interleaved speaker's first and last segment: is there text of theirs
         # before or after a window?
         self.turns = {}
@@ -281,7 +282,8 @@ def _judge_window(transcript, texts, lo, hi, core, table, speakers, state, confi
     _fill_table(table, lo, built)
     loops, best = {}, {}
     for stream in streams:
-        runs = _kept(stream, find_runs(stream, config), core, (lo > 0, hi < len(texts)), config.max_period)
+        runs = _kept(stream, find_runs(stream, config, state.alone), core, (lo > 0, hi < len(texts)),
+                     config.max_period)
         if runs is None:
             return _WIDER
         loops[stream.name] = loop_findings(stream, runs, transcript, table, config)
