@@ -212,6 +212,40 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     os.unlink(probe)
 
 
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """True when ``a`` and ``b`` name one file: the same path once links and ``..`` are
+    resolved, or (both existing) the same inode, as a hard link is."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet: different files
+        return False
+
+
+def check_distinct(outputs: dict[str, str | os.PathLike | None], inputs: dict[str, str | os.PathLike]) -> None:
+    """Refuse an output path that is an input or another output: writing it would destroy
+    the input (or one output would overwrite the other) with no backup.
+
+    Args:
+        outputs: what each output is called (``"--out"``) and its path (None: not written).
+        inputs: what each input is called (``"the input"``) and its path.
+
+    Raises:
+        OutputError: naming both and what to do.
+    """
+    named = [(what, path) for what, path in outputs.items() if path is not None and str(path) != STDIO]
+    for index, (what, path) in enumerate(named):
+        for source, source_path in inputs.items():
+            if str(source_path) != STDIO and same_file(path, source_path):
+                raise OutputError(f"{path}: {what} would overwrite {source} {source_path}; give {what} another path",
+                                  path=str(path))
+        for other, other_path in named[:index]:
+            if same_file(path, other_path):
+                raise OutputError(f"{path}: {other} and {what} name the same file; give each its own path",
+                                  path=str(path))
+
+
 def _mode_for(target: Path) -> int:
     """The mode the file has, or would get from a plain open() (mkstemp makes 0600)."""
     try:

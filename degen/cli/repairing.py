@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import OutputError
 from ..terminal import plural, safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, threshold_options, verbosity
 
@@ -89,11 +90,14 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
     transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
+    if in_place and out_path is not None:
+        raise click.UsageError("--in-place writes INPUT itself; give --in-place or --out, not both")
     out_path = input_path if in_place else (out_path or _default_out(input_path))
     report_path = report_path or out_path.with_name(out_path.name + ".degen.json")
     journal_path = journal_path or out_path.with_name(out_path.name + ".degen-journal.jsonl")
     _check_outputs(out_path, report_path, journal_path, html_path,
-                   input_path.with_name(input_path.name + ".orig") if in_place else None)
+                   input_path.with_name(input_path.name + ".orig") if in_place else None,
+                   input_path, audio_path, in_place)
     for t in transcribers:
         t.check()  # exit 3 now, before any work, when a server is not there
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
@@ -111,10 +115,18 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
 
 
-def _check_outputs(out_path, report_path, journal_path, html_path, backup_path) -> None:
+def _check_outputs(out_path, report_path, journal_path, html_path, backup_path, input_path, audio_path,
+                   in_place) -> None:
     """Every file fix will write, checked before any audio is sent (exit 2 now, not
-    after minutes of server work)."""
-    from ..io import check_writable
+    after minutes of server work): writable, and neither an input nor another output
+    (the journal is deleted when the run ends, a report would replace the transcript)."""
+    from ..io import check_distinct, check_writable, same_file
+    if not in_place and same_file(out_path, input_path):
+        raise OutputError(f"{out_path}: --out is the input; give another --out, or --in-place to overwrite the "
+                          f"input keeping {input_path.name}.orig", path=str(out_path))
+    check_distinct({"--out": None if in_place else out_path, "--report": report_path, "--journal": journal_path,
+                    "--html": html_path, "the backup (--in-place)": backup_path},
+                   {"the input": input_path, "the audio (--audio)": audio_path})
     for path, what in ((out_path, "output (--out)"), (report_path, "report (--report)"),
                        (journal_path, "journal (--journal)"), (html_path, "HTML report (--html)"),
                        (backup_path, "backup of the input (--in-place)")):

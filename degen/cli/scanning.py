@@ -32,12 +32,13 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, **option
     read (the others are still scanned). With several files a summary goes to stderr.
     """
     from .. import batch
-    from ..io import check_writable
+    from ..io import check_distinct, check_writable
     config = config_from(options)
     paths = batch.expand(files)
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
     if html_path:
+        check_distinct({"--html": html_path}, {"the input": paths[0]})
         check_writable(html_path, "HTML report")
         sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
     settings = batch.Settings(config, fmt, audio_duration, gpu_mem)

@@ -1,0 +1,89 @@
+"""The command line against what real users type: output paths that are an input or each
+other, '-' where a file is needed, and broken inputs; each must be a one-line error with
+exit 2 and leave every file as it was."""
+
+import json
+
+import numpy as np
+import pytest
+import soundfile as sf
+from click.testing import CliRunner
+
+from degen.cli import main
+
+CLOSED_PORT = "http://127.0.0.1:9"  # nothing listens: getting past the checks exits 3
+
+
+def run(*args, **kw):
+    return CliRunner().invoke(main, [str(a) for a in args], **kw)
+
+
+@pytest.fixture
+def small(tmp_path):
+    """A 12-second transcript that loops, its audio, and the bytes of both."""
+    segments = [{"id": i, "start": float(i), "end": i + 0.9, "text": "the same words again"} for i in range(10)]
+    transcript = tmp_path / "in.json"
+    transcript.write_text(json.dumps({"text": "", "segments": segments}))
+    audio = tmp_path / "a.wav"
+    sf.write(str(audio), np.zeros(16000 * 12, dtype=np.int16), 16000)
+    return transcript, audio, {transcript: transcript.read_bytes(), audio: audio.read_bytes()}
+
+
+def fix(small, *extra):
+    transcript, audio, _ = small
+    return run("fix", transcript, "--audio", audio, "--server", CLOSED_PORT, *extra)
+
+
+def unchanged(small):
+    return all(path.read_bytes() == data for path, data in small[2].items())
+
+
+@pytest.mark.parametrize("option", ["--out", "--report", "--journal", "--html"])
+def test_fix_output_that_is_the_input_is_refused(small, option):
+    transcript = small[0]
+    extra = ("--out", transcript.with_name("o.json")) if option != "--out" else ()
+    result = fix(small, *extra, option, transcript.parent / "." / transcript.name)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert option in line and "input" in line and str(transcript.name) in line
+    assert unchanged(small)
+
+
+@pytest.mark.parametrize("option", ["--out", "--report", "--journal", "--html"])
+def test_fix_output_that_is_the_audio_is_refused(small, option):
+    result = fix(small, option, small[1])
+    assert result.exit_code == 2, result.output
+    assert option in result.output and "audio" in result.output
+    assert unchanged(small)
+
+
+@pytest.mark.parametrize("other", ["--report", "--journal", "--html"])
+def test_fix_two_outputs_on_one_path_are_refused(small, other):
+    out = small[0].with_name("o.json")
+    result = fix(small, "--out", out, other, out)
+    assert result.exit_code == 2, result.output
+    assert "--out" in result.output and other in result.output and "same file" in result.output
+
+
+def test_fix_in_place_with_out_is_a_conflict(small):
+    result = fix(small, "--in-place", "--out", small[0].with_name("o.json"))
+    assert result.exit_code == 2 and "--in-place" in result.output and "--out" in result.output
+
+
+def test_fix_in_place_report_on_the_input_is_refused(small):
+    result = fix(small, "--in-place", "--report", small[0])
+    assert result.exit_code == 2 and "--report" in result.output
+    assert unchanged(small)
+
+
+def test_fix_distinct_outputs_go_on_to_the_server(small):
+    assert fix(small, "--out", small[0].with_name("o.json")).exit_code == 3
+
+
+def test_scan_html_onto_the_input_is_refused(tmp_path):
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "hello"}]}))
+    before = source.read_bytes()
+    result = run("scan", source, "--html", tmp_path / "." / "t.json")
+    assert result.exit_code == 2 and "--html" in result.output and "input" in result.output
+    assert source.read_bytes() == before
