@@ -87,3 +87,28 @@ def test_scan_html_onto_the_input_is_refused(tmp_path):
     result = run("scan", source, "--html", tmp_path / "." / "t.json")
     assert result.exit_code == 2 and "--html" in result.output and "input" in result.output
     assert source.read_bytes() == before
+
+
+@pytest.mark.parametrize("option", ["--out", "--report", "--journal", "--html"])
+def test_fix_output_to_stdout_is_refused_not_mixed_with_the_summary(small, option):
+    result = fix(small, option, "-")
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert f"{option} -" in line and "file path" in line
+
+
+def test_fix_input_from_stdin_is_a_clear_error(small):
+    transcript, audio, _ = small
+    result = run("fix", "-", "--audio", audio, "--server", CLOSED_PORT, input=transcript.read_text())
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert "INPUT as a file" in line
+
+
+def test_scan_html_to_stdout_is_the_html_alone(tmp_path):
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "hello"}]}))
+    result = CliRunner().invoke(main, ["scan", str(source), "--html", "-"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.lstrip().lower().startswith("<!doctype html")
+    assert "clean" in result.stderr

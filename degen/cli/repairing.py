@@ -79,6 +79,7 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     make_vad(vad)  # an unusable choice is an argument error now, not after the server work
     policy = Policy.from_options(schedule, repetition_penalty=repetition_penalty, config=config,
                                  anchor_seconds=anchor_seconds, evidence=EvidenceConfig(vad=vad))
+    _refuse_stdio(input_path, dry_run, out=out_path, report=report_path, journal=journal_path, html=html_path)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)
@@ -113,6 +114,19 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
         journal.finish()  # kept otherwise: the next run sends only what is missing
     _print_summary(result, out_path, journal if result.unresolved else None)
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
+
+
+def _refuse_stdio(input_path, dry_run, **outputs) -> None:
+    """'-' is stdin or stdout for scan; fix needs files: its input is fingerprinted and
+    named in the report to resume, and its summary goes to stdout, where a transcript or
+    report written to '-' would be corrupted by it."""
+    for name, path in outputs.items():
+        if path is not None and str(path) == "-":
+            raise OutputError(f"--{name} -: degen fix writes files, and its summary goes to stdout; give --{name} a "
+                              f"file path", path="-")
+    if str(input_path) == "-" and not dry_run:
+        raise OutputError("-: degen fix needs INPUT as a file (it is fingerprinted so that an interrupted run can "
+                          "resume); save stdin to a file and give its path", path="-")
 
 
 def _check_outputs(out_path, report_path, journal_path, html_path, backup_path, input_path, audio_path,

@@ -64,7 +64,7 @@ def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> in
     from ..io import read_transcript, write_atomic
     transcript = read_transcript(path, fmt)  # "-" is stdin
     report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
-    click.echo(_render_report(report))
+    click.echo(_render_report(report), err=str(html_path) == "-")  # stdout is the HTML's with --html -
     write_atomic(html_path, render_scan(report, transcript))
     return EXIT_FOUND if report.degenerate else EXIT_CLEAN
 
