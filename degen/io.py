@@ -62,7 +62,7 @@ def check_regular_file(path: str | os.PathLike, what: str = "transcript", limit:
     except FileNotFoundError:
         raise FormatError("no such file", path=name, hint="check the path") from None
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path=name) from None
+        raise FormatError(f"cannot read: {exc.strerror}", path=name, hint=_read_hint(exc)) from None
     if not stat.S_ISREG(info.st_mode):
         hint = "pipe it to '-' to read stdin" if not stat.S_ISDIR(info.st_mode) else f"name a {what} file"
         raise FormatError(f"is {_kind(info.st_mode)}, not a {what} file", path=name, hint=hint)
@@ -70,6 +70,12 @@ def check_regular_file(path: str | os.PathLike, what: str = "transcript", limit:
         raise FormatError(f"is {_mb(info.st_size)}, over the {_mb(limit)} input limit", path=name,
                           hint=f"set {MAX_INPUT_ENV} to raise it")
     return info.st_size
+
+
+def _read_hint(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "give your user read permission (chmod u+r) or run as the file's owner"
+    return "check the path and the disk"
 
 
 def _mb(size: int) -> str:
@@ -94,7 +100,7 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         with open(path, "rb") as handle:
             return _read_bounded(handle, limit, name)
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", path=name) from None
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=name, hint=_read_hint(exc)) from None
 
 
 def read_transcript(path: str | os.PathLike, format: str | None = None) -> Transcript:

@@ -112,3 +112,18 @@ def test_scan_html_to_stdout_is_the_html_alone(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.lstrip().lower().startswith("<!doctype html")
     assert "clean" in result.stderr
+
+
+def test_an_unreadable_file_names_the_fix(tmp_path, monkeypatch):
+    import degen.io
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "hello"}]}))
+
+    def refuse(path, *args, **kw):  # what chmod 000 does to a user that is not root
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(degen.io, "open", refuse, raising=False)
+    result = run("scan", source)
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert str(source) in line and "Permission denied" in line and "chmod" in line
