@@ -127,3 +127,14 @@ def test_an_unreadable_file_names_the_fix(tmp_path, monkeypatch):
     assert result.exit_code == 2
     (line,) = result.output.strip().splitlines()
     assert str(source) in line and "Permission denied" in line and "chmod" in line
+
+
+@pytest.mark.parametrize("option", ["--weights-gib", "--overhead-gib"])
+def test_plan_absurd_sizes_are_argument_errors_not_crashes(option):
+    result = run("plan", "--gpu-mem", "24", option, "1e308")
+    assert result.exit_code == 2 and option in result.output and "internal error" not in result.output
+
+
+def test_plan_size_bound_is_the_cards():
+    from degen.capacity import MAX_GPU_GIB
+    assert run("plan", "--gpu-mem", "24", "--weights-gib", MAX_GPU_GIB + 1).exit_code == 2

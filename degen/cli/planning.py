@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..capacity import MAX_GPU_GIB  # capacity imports nothing heavy (no numpy)
 from .common import Finite
 
 
@@ -20,8 +21,9 @@ from .common import Finite
 @click.option("--kv-heads", type=click.IntRange(1))
 @click.option("--head-dim", type=click.IntRange(1))
 @click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32", "fp8", "int8"]))
-@click.option("--weights-gib", type=Finite(0))
-@click.option("--overhead-gib", type=Finite(0))
+# Bounded as --gpu-mem is: an absurd size is an argument error, not an overflow inside the arithmetic.
+@click.option("--weights-gib", type=Finite(0, MAX_GPU_GIB))
+@click.option("--overhead-gib", type=Finite(0, MAX_GPU_GIB))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(gpu_mem, model, fraction, audio_minutes, max_new_tokens, as_json, **overrides):
     """KV capacity, max_new_tokens and mem-fraction-static for an SGLang-Omni server."""
