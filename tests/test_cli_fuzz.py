@@ -137,4 +137,6 @@ def test_plan_absurd_sizes_are_argument_errors_not_crashes(option):
 
 def test_plan_size_bound_is_the_cards():
     from degen.capacity import MAX_GPU_GIB
+    from degen.cli import planning
+    assert planning.MAX_GPU_GIB == MAX_GPU_GIB
     assert run("plan", "--gpu-mem", "24", "--weights-gib", MAX_GPU_GIB + 1).exit_code == 2
