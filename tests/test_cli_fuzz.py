@@ -140,3 +140,34 @@ def test_plan_size_bound_is_the_cards():
     from degen.cli import planning
     assert planning.MAX_GPU_GIB == MAX_GPU_GIB
     assert run("plan", "--gpu-mem", "24", "--weights-gib", MAX_GPU_GIB + 1).exit_code == 2
+
+
+class _Repaired:
+    """What _write_outputs needs of a fix result: the new transcript and the report."""
+
+    def __init__(self, transcript):
+        self.transcript = transcript
+
+    def to_dict(self):
+        return {}
+
+
+def test_in_place_never_overwrites_an_input_without_a_copy(tmp_path):
+    import degen
+    from degen.cli.repairing import _write_outputs
+    source = tmp_path / "t.json"
+
+    def in_place(text):
+        source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": text}]}))
+        before = source.read_bytes()
+        repaired = degen.read(json.dumps({"segments": [{"start": 0, "end": 1, "text": "fixed"}]}))
+        _write_outputs(_Repaired(repaired), None, source, source, tmp_path / "r.json", True, None)
+        return before
+
+    first = in_place("first transcript")
+    assert (tmp_path / "t.json.orig").read_bytes() == first
+    second = in_place("a new transcript saved under the same name")
+    copies = [p.read_bytes() for p in tmp_path.glob("t.json.orig*")]
+    assert first in copies and second in copies
+    in_place("a new transcript saved under the same name")  # the same input again: no third copy
+    assert len(list(tmp_path.glob("t.json.orig*"))) == 2

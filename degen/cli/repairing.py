@@ -195,15 +195,30 @@ def _write_outputs(result, transcript, input_path, out_path, report_path, in_pla
     from .. import formats
     from ..io import write_atomic
     if in_place:
-        backup = input_path.with_name(input_path.name + ".orig")
-        if not backup.exists():
-            write_atomic(backup, input_path.read_bytes())
+        _back_up(input_path)
     write_atomic(out_path, formats.dumps(result.transcript))
     doc = {"input": str(input_path), "output": str(out_path), **result.to_dict()}
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if html_path:
         from ..html import render_fix
         write_atomic(html_path, render_fix(result, transcript, output=str(out_path)))
+
+
+def _back_up(input_path: Path) -> Path:
+    """INPUT.orig before --in-place overwrites INPUT. An INPUT.orig already there with other
+    bytes is an earlier input (a run on the first transcript, then a new transcript saved
+    under the same name): it is kept, and these bytes go to INPUT.orig.1, .2 ... so that no
+    input is ever overwritten without a copy."""
+    from ..io import write_atomic
+    data = input_path.read_bytes()
+    backup, number = input_path.with_name(input_path.name + ".orig"), 0
+    while backup.exists():
+        if backup.is_file() and backup.read_bytes() == data:
+            return backup
+        number += 1
+        backup = input_path.with_name(f"{input_path.name}.orig.{number}")
+    write_atomic(backup, data)
+    return backup
 
 
 def _metrics_line(m) -> str:
