@@ -171,3 +171,23 @@ def test_in_place_never_overwrites_an_input_without_a_copy(tmp_path):
     assert first in copies and second in copies
     in_place("a new transcript saved under the same name")  # the same input again: no third copy
     assert len(list(tmp_path.glob("t.json.orig*"))) == 2
+
+
+@pytest.mark.parametrize("code, fix_word", [(24, "--jobs"), (28, "free space")])  # EMFILE, ENOSPC
+def test_system_errors_without_a_file_say_what_to_do(tmp_path, monkeypatch, code, fix_word):
+    import errno
+    import os
+
+    import degen.batch
+    assert code in (errno.EMFILE, errno.ENOSPC)
+
+    def fail(*args, **kw):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(degen.batch, "run", fail)
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "hello"}]}))
+    result = run("scan", source, "--jobs", "2")
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert os.strerror(code) in line and fix_word in line
