@@ -173,13 +173,14 @@ def test_in_place_never_overwrites_an_input_without_a_copy(tmp_path):
     assert len(list(tmp_path.glob("t.json.orig*"))) == 2
 
 
-@pytest.mark.parametrize("code, fix_word", [(24, "--jobs"), (28, "free space")])  # EMFILE, ENOSPC
+@pytest.mark.parametrize("code, fix_word", [(24, "--jobs"), (28, "free space"), (13, "permissions"),
+                                             (30, "writable")])  # EMFILE, ENOSPC, EACCES, EROFS
 def test_system_errors_without_a_file_say_what_to_do(tmp_path, monkeypatch, code, fix_word):
     import errno
     import os
 
     import degen.batch
-    assert code in (errno.EMFILE, errno.ENOSPC)
+    assert code in (errno.EMFILE, errno.ENOSPC, errno.EACCES, errno.EROFS)
 
     def fail(*args, **kw):
         raise OSError(code, os.strerror(code))

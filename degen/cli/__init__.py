@@ -74,6 +74,8 @@ class _Group(click.Group):
 _OS_HINTS = {
     errno.EMFILE: "; lower --jobs, or raise the open-file limit (ulimit -n)",
     errno.ENOSPC: "; free space where the output goes (stdout, when it is redirected to a file)",
+    errno.EACCES: "; check its permissions (and its folder's), or choose another path",
+    errno.EROFS: "; choose a path on a writable file system",
 }
 
 
