@@ -192,3 +192,15 @@ def test_system_errors_without_a_file_say_what_to_do(tmp_path, monkeypatch, code
     assert result.exit_code == 2
     (line,) = result.output.strip().splitlines()
     assert os.strerror(code) in line and fix_word in line
+
+
+@pytest.mark.parametrize("position", [0, 2, 4])
+def test_filter_dash_is_refused_not_a_file_named_dash(tmp_path, monkeypatch, position):
+    monkeypatch.chdir(tmp_path)
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "a.wav", "duration": 2.0, "text": "hello there"}) + "\n")
+    args = [manifest, "--keep", tmp_path / "k.jsonl", "--quarantine", tmp_path / "q.jsonl"]
+    args[position] = "-"
+    result = run("filter", *args)
+    assert result.exit_code == 2 and "'-' is not a file" in result.output, result.output
+    assert not (tmp_path / "-").exists()

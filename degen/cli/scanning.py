@@ -86,6 +86,10 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **opt
     kept, 1 when some are quarantined, 2 on unusable input or arguments.
     """
     from ..filter import filter_manifest
+    for option, path in (("MANIFEST", manifest), ("--keep", keep_path), ("--quarantine", quarantine_path)):
+        if str(path) == "-":  # '-' is stdin or stdout everywhere else; here it would name a file "-"
+            raise click.BadParameter("'-' is not a file: filter reads and writes files, resuming from them "
+                                     "after an interruption; give a path", param_hint=option)
     counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
                              config=config_from(options), jobs=jobs)
     click.echo(f"{manifest}: {counts.line()}", err=True)
