@@ -204,3 +204,14 @@ def test_filter_dash_is_refused_not_a_file_named_dash(tmp_path, monkeypatch, pos
     result = run("filter", *args)
     assert result.exit_code == 2 and "'-' is not a file" in result.output, result.output
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("name", ["k.jsonl.partial", "q.jsonl.partial", "k.jsonl.degen-progress.json"])
+def test_filter_never_writes_over_its_manifest(tmp_path, name):
+    manifest = tmp_path / name
+    manifest.write_text(json.dumps({"audio_filepath": "a.wav", "duration": 2.0, "text": "hello there"}) + "\n")
+    before = manifest.read_bytes()
+    result = run("filter", manifest, "--keep", tmp_path / "k.jsonl", "--quarantine", tmp_path / "q.jsonl")
+    assert result.exit_code == 2, result.output
+    assert "manifest" in result.output and name in result.output
+    assert manifest.read_bytes() == before

@@ -90,7 +90,22 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **opt
         if str(path) == "-":  # '-' is stdin or stdout everywhere else; here it would name a file "-"
             raise click.BadParameter("'-' is not a file: filter reads and writes files, resuming from them "
                                      "after an interruption; give a path", param_hint=option)
+    _check_filter_files(manifest, keep_path, quarantine_path)
     counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
                              config=config_from(options), jobs=jobs)
     click.echo(f"{manifest}: {counts.line()}", err=True)
     sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)
+
+
+def _check_filter_files(manifest: Path, keep: Path, quarantine: Path) -> None:
+    """The manifest is none of the files filter writes as it goes (KEEP.partial is opened
+    "wb", the progress file deleted at the end): 'degen filter k.jsonl.partial --keep
+    k.jsonl', a natural retry after a crash, emptied the manifest and deleted it."""
+    from ..errors import ConfigError
+    from ..filter import _partial, progress_path
+    from ..io import same_file
+    for option, written in (("--keep", _partial(keep)), ("--quarantine", _partial(quarantine)),
+                            ("--keep", progress_path(keep))):
+        if same_file(manifest, written):
+            raise ConfigError(f"{manifest}: the manifest is {written.name}, a file filter writes for {option} as it "
+                              f"goes; copy the manifest to another name, or give {option} another path")
