@@ -215,3 +215,18 @@ def test_filter_never_writes_over_its_manifest(tmp_path, name):
     assert result.exit_code == 2, result.output
     assert "manifest" in result.output and name in result.output
     assert manifest.read_bytes() == before
+
+
+def test_an_interrupted_filter_says_how_to_resume(tmp_path, monkeypatch):
+    import degen.filter
+
+    def interrupted(*args, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(degen.filter, "filter_manifest", interrupted)
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "a.wav", "duration": 2.0, "text": "hello there"}) + "\n")
+    result = run("filter", manifest, "--keep", tmp_path / "k.jsonl", "--quarantine", tmp_path / "q.jsonl")
+    assert result.exit_code == 130
+    (line,) = result.output.strip().splitlines()
+    assert "interrupted" in line and "same command again" in line

@@ -91,10 +91,20 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **opt
             raise click.BadParameter("'-' is not a file: filter reads and writes files, resuming from them "
                                      "after an interruption; give a path", param_hint=option)
     _check_filter_files(manifest, keep_path, quarantine_path)
-    counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
-                             config=config_from(options), jobs=jobs)
+    config = config_from(options)
+    try:
+        counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field, config=config,
+                                 jobs=jobs)
+    except KeyboardInterrupt:  # the checkpoint is on disk: say how to use it
+        raise click.exceptions.Exit(_interrupted_filter()) from None
     click.echo(f"{manifest}: {counts.line()}", err=True)
     sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)
+
+
+def _interrupted_filter() -> int:
+    from .common import EXIT_INTERRUPTED
+    click.echo("degen: interrupted; run the same command again to go on from the last checkpoint", err=True)
+    return EXIT_INTERRUPTED
 
 
 def _check_filter_files(manifest: Path, keep: Path, quarantine: Path) -> None:
