@@ -64,7 +64,8 @@ def check_regular_file(path: str | os.PathLike, what: str = "transcript", limit:
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror}", path=name, hint=_read_hint(exc)) from None
     if not stat.S_ISREG(info.st_mode):
-        hint = "pipe it to '-' to read stdin" if not stat.S_ISDIR(info.st_mode) else f"name a {what} file"
+        piped = not stat.S_ISDIR(info.st_mode) and what == "transcript"  # only a transcript may come from stdin
+        hint = "pipe it to '-' to read stdin" if piped else f"name a {what} file"
         raise FormatError(f"is {_kind(info.st_mode)}, not a {what} file", path=name, hint=hint)
     if limit is not None and info.st_size > limit:
         raise FormatError(f"is {_mb(info.st_size)}, over the {_mb(limit)} input limit", path=name,

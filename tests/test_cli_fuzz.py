@@ -230,3 +230,27 @@ def test_an_interrupted_filter_says_how_to_resume(tmp_path, monkeypatch):
     assert result.exit_code == 130
     (line,) = result.output.strip().splitlines()
     assert "interrupted" in line and "same command again" in line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_lexicon_that_never_ends_is_refused_at_once(tmp_path, kind):
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "hello"}]}))
+    lexicon = tmp_path / "lexicon.tsv"
+    if kind == "fifo":
+        os.mkfifo(lexicon)
+    else:
+        lexicon = "/dev/zero"
+    try:  # a subprocess: opening a FIFO with no writer blocks the reader for ever
+        done = subprocess.run([sys.executable, "-m", "degen", "scan", str(source), "--lexicon", str(lexicon)],
+                              capture_output=True, text=True, timeout=30, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"--lexicon {kind} hung") from None
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert str(lexicon) in line and "lexicon" in line and "stdin" not in line
