@@ -205,6 +205,10 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     target = Path(path)
     if target.is_dir():
         raise OutputError(f"{target}: is a directory; give a file name for the {what}", path=str(target))
+    if is_special(target):  # /dev/null, /dev/stdout, a FIFO: written through, never replaced
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"{target}: cannot write the {what} there (permission denied)", path=str(target))
+        return
     folder = target.parent
     if not folder.is_dir():
         raise OutputError(f"{target}: folder {folder} does not exist; create it or choose another {what} path",
@@ -217,6 +221,17 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
                           f"folder", path=str(target)) from None
     os.close(fd)
     os.unlink(probe)
+
+
+def is_special(path: str | os.PathLike) -> bool:
+    """True when ``path`` exists and is not a regular file or a folder (after links): a
+    device such as /dev/null, a FIFO, /dev/stdout. Renaming a file over it would replace
+    the device node itself (as root, /dev/null for the whole system)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -241,7 +256,8 @@ def check_distinct(outputs: dict[str, str | os.PathLike | None], inputs: dict[st
     Raises:
         OutputError: naming both and what to do.
     """
-    named = [(what, path) for what, path in outputs.items() if path is not None and str(path) != STDIO]
+    named = [(what, path) for what, path in outputs.items()  # /dev/null twice is fine: nothing is replaced
+             if path is not None and str(path) != STDIO and not is_special(path)]
     for index, (what, path) in enumerate(named):
         for source, source_path in inputs.items():
             if str(source_path) != STDIO and same_file(path, source_path):
@@ -265,7 +281,8 @@ def _mode_for(target: Path) -> int:
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write via a temporary file in the same folder and a rename, so a crash never
-    leaves a half-written file in place of a good one. ``-`` writes to stdout.
+    leaves a half-written file in place of a good one. ``-`` writes to stdout; a device
+    or FIFO (``/dev/null``, ``/dev/stdout``) is written through, never replaced.
 
     Raises:
         OutputError: the file cannot be written (naming the path and the reason).
@@ -277,6 +294,10 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     target = Path(path)
     payload = data.encode() if isinstance(data, str) else data
     try:
+        if is_special(target):  # nothing to keep whole, and a rename would replace the device itself
+            with open(target, "wb") as handle:
+                handle.write(payload)
+            return
         _write(target, payload)
     except OSError as exc:
         raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); check that the folder exists, is "

@@ -254,3 +254,53 @@ def test_a_lexicon_that_never_ends_is_refused_at_once(tmp_path, kind):
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert str(lexicon) in line and "lexicon" in line and "stdin" not in line
+
+
+@pytest.fixture
+def dev_null(tmp_path):
+    """A path that is /dev/null once links are followed (as /dev/stdout is a link to a
+    pipe): renaming a file onto /dev/null itself, as root, would replace it system-wide."""
+    link = tmp_path / "null"
+    link.symlink_to("/dev/null")
+    return link
+
+
+def _intact(link):
+    import os
+    import stat
+    return link.is_symlink() and stat.S_ISCHR(os.stat(link).st_mode)
+
+
+def test_write_atomic_writes_through_a_device_never_replaces_it(dev_null):
+    from degen.io import check_writable, write_atomic
+    check_writable(dev_null, "report")
+    write_atomic(dev_null, "{}")
+    assert _intact(dev_null)
+
+
+def test_scan_html_to_dev_null_leaves_it_a_device(tmp_path, dev_null):
+    source = tmp_path / "t.json"
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "hello"}]}))
+    assert run("scan", source, "--html", dev_null).exit_code == 0
+    assert _intact(dev_null)
+
+
+def test_fix_report_and_html_may_both_go_to_dev_null(small, dev_null):
+    result = fix(small, "--out", small[0].with_name("o.json"), "--report", dev_null, "--html", dev_null)
+    assert result.exit_code == 3, result.output  # past every check, to the (closed) server
+
+
+def test_fix_journal_on_a_device_is_refused(small, dev_null):
+    result = fix(small, "--journal", dev_null)
+    assert result.exit_code == 2 and "--journal" in result.output and "regular file" in result.output
+    assert _intact(dev_null)
+
+
+@pytest.mark.parametrize("option", ["--keep", "--quarantine"])
+def test_filter_output_on_a_device_is_refused(tmp_path, dev_null, option):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "a.wav", "duration": 2.0, "text": "hello there"}) + "\n")
+    paths = {"--keep": tmp_path / "k.jsonl", "--quarantine": tmp_path / "q.jsonl", option: dev_null}
+    result = run("filter", manifest, "--keep", paths["--keep"], "--quarantine", paths["--quarantine"])
+    assert result.exit_code == 2 and option in result.output and "regular file" in result.output
+    assert _intact(dev_null)

@@ -134,7 +134,10 @@ def _check_outputs(out_path, report_path, journal_path, html_path, backup_path, 
     """Every file fix will write, checked before any audio is sent (exit 2 now, not
     after minutes of server work): writable, and neither an input nor another output
     (the journal is deleted when the run ends, a report would replace the transcript)."""
-    from ..io import check_distinct, check_writable, same_file
+    from ..io import check_distinct, check_writable, is_special, same_file
+    if is_special(journal_path):  # read back to resume, and set aside (renamed) when stale
+        raise OutputError(f"{journal_path}: the journal (--journal) must be a regular file: it is read back to "
+                          f"resume an interrupted run; give a file path", path=str(journal_path))
     if not in_place and same_file(out_path, input_path):
         raise OutputError(f"{out_path}: --out is the input; give another --out, or --in-place to overwrite the "
                           f"input keeping {input_path.name}.orig", path=str(out_path))

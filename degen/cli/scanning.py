@@ -113,7 +113,11 @@ def _check_filter_files(manifest: Path, keep: Path, quarantine: Path) -> None:
     k.jsonl', a natural retry after a crash, emptied the manifest and deleted it."""
     from ..errors import ConfigError
     from ..filter import _partial, progress_path
-    from ..io import same_file
+    from ..io import is_special, same_file
+    for option, path in (("--keep", keep), ("--quarantine", quarantine)):
+        if is_special(path):  # PATH.partial is renamed onto it: as root that replaced /dev/null itself
+            raise ConfigError(f"{path}: {option} must be a regular file: filter writes {path.name}.partial beside it "
+                              f"and renames it into place; give a file path")
     for option, written in (("--keep", _partial(keep)), ("--quarantine", _partial(quarantine)),
                             ("--keep", progress_path(keep))):
         if same_file(manifest, written):
