@@ -223,6 +223,12 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     os.unlink(probe)
 
 
+def printable(path: str | os.PathLike) -> str:
+    """A path as text that any JSON or UTF-8 writer takes: bytes of a file name that are
+    not UTF-8 (held by Python as lone surrogates, which orjson refuses) written ``\\xe9``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def is_special(path: str | os.PathLike) -> bool:
     """True when ``path`` exists and is not a regular file or a folder (after links): a
     device such as /dev/null, a FIFO, /dev/stdout. Renaming a file over it would replace
@@ -288,11 +294,13 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         OutputError: the file cannot be written (naming the path and the reason).
     """
     if str(path) == STDIO:
-        sys.stdout.write(data if isinstance(data, str) else data.decode())
         sys.stdout.flush()
+        sys.stdout.buffer.write(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
+        sys.stdout.buffer.flush()
         return
     target = Path(path)
-    payload = data.encode() if isinstance(data, str) else data
+    # surrogateescape: a file name that is not UTF-8 (a Latin-1 'é' on an old disk) comes back as its own bytes
+    payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     try:
         if is_special(target):  # nothing to keep whole, and a rename would replace the device itself
             with open(target, "wb") as handle:

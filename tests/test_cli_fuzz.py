@@ -304,3 +304,39 @@ def test_filter_output_on_a_device_is_refused(tmp_path, dev_null, option):
     result = run("filter", manifest, "--keep", paths["--keep"], "--quarantine", paths["--quarantine"])
     assert result.exit_code == 2 and option in result.output and "regular file" in result.output
     assert _intact(dev_null)
+
+
+def _latin1_named(tmp_path, text="hello"):
+    """A transcript whose file name is not UTF-8 (an é written by an old Latin-1 system)."""
+    import os
+    source = tmp_path / os.fsdecode(b"caf\xe9.json")
+    source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": text}]}))
+    return source
+
+
+@pytest.mark.parametrize("html", ["page.html", "-"])
+def test_scan_html_of_a_file_named_in_latin1(tmp_path, html):
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+    source = _latin1_named(tmp_path)
+    target = html if html == "-" else str(tmp_path / html)
+    done = subprocess.run([sys.executable, "-m", "degen", "scan", source, "--html", target], capture_output=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    page = done.stdout if html == "-" else (tmp_path / html).read_bytes()
+    assert page.lstrip().lower().startswith(b"<!doctype html") and b"caf\xe9" in page
+
+
+def test_fix_report_of_a_file_named_in_latin1(tmp_path):
+    import degen
+    from degen.cli.repairing import _write_outputs
+    source = _latin1_named(tmp_path)
+    out = source.with_name(source.stem + ".fixed.json")
+    report = tmp_path / "r.json"
+    _write_outputs(_Repaired(degen.read(source)), None, source, out, report, False, None)
+    doc = json.loads(report.read_text())
+    assert doc["input"].endswith("caf\\xe9.json") and doc["output"].endswith("caf\\xe9.fixed.json")
+    assert out.exists()

@@ -196,11 +196,11 @@ def _interrupted(journal) -> None:
 def _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path):
     import orjson
     from .. import formats
-    from ..io import write_atomic
+    from ..io import printable, write_atomic
     if in_place:
         _back_up(input_path)
     write_atomic(out_path, formats.dumps(result.transcript))
-    doc = {"input": str(input_path), "output": str(out_path), **result.to_dict()}
+    doc = {"input": printable(input_path), "output": printable(out_path), **result.to_dict()}
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if html_path:
         from ..html import render_fix
