@@ -340,3 +340,13 @@ def test_fix_report_of_a_file_named_in_latin1(tmp_path):
     doc = json.loads(report.read_text())
     assert doc["input"].endswith("caf\\xe9.json") and doc["output"].endswith("caf\\xe9.fixed.json")
     assert out.exists()
+
+
+@pytest.mark.parametrize("timeout", ["1e10", "1e308"])
+def test_fix_huge_timeout_is_an_argument_error_not_a_crash(small, timeout):
+    result = fix(small, "--out", small[0].with_name("o.json"), "--timeout", timeout)
+    assert result.exit_code == 2 and "--timeout" in result.output and "internal error" not in result.output
+
+
+def test_fix_timeout_of_a_day_is_accepted(small):
+    assert fix(small, "--out", small[0].with_name("o.json"), "--timeout", "86400").exit_code == 3

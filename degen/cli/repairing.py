@@ -17,6 +17,10 @@ def _default_out(path: Path) -> Path:
     return path.with_name(f"{path.stem}.fixed{path.suffix}")
 
 
+# A request timeout beyond a day is a way of saying "none", and from about 1e10 s the
+# socket layer's deadline overflows (an internal error): a day is the bound.
+MAX_TIMEOUT = 86_400.0
+
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
 # every command's --help; tests/test_pieces.py holds the two equal).
 DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
@@ -50,7 +54,8 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
               help="Voice activity detector the answers are judged against (silero needs faster-whisper).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
-@click.option("--timeout", type=Finite(1), default=300.0, show_default=True, help="Seconds per request.")
+@click.option("--timeout", type=Finite(1, MAX_TIMEOUT), default=300.0, show_default=True,
+              help="Seconds per request (at most a day).")
 @click.option("--in-place", is_flag=True, help="Overwrite INPUT (a copy is kept as INPUT.orig).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and send nothing.")
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed when omitted.")
