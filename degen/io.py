@@ -62,14 +62,21 @@ def check_regular_file(path: str | os.PathLike, what: str = "transcript", limit:
     except FileNotFoundError:
         raise FormatError("no such file", path=name, hint="check the path") from None
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror}", path=name) from None
+        raise FormatError(f"cannot read: {exc.strerror}", path=name, hint=_read_hint(exc)) from None
     if not stat.S_ISREG(info.st_mode):
-        hint = "pipe it to '-' to read stdin" if not stat.S_ISDIR(info.st_mode) else f"name a {what} file"
+        piped = not stat.S_ISDIR(info.st_mode) and what == "transcript"  # only a transcript may come from stdin
+        hint = "pipe it to '-' to read stdin" if piped else f"name a {what} file"
         raise FormatError(f"is {_kind(info.st_mode)}, not a {what} file", path=name, hint=hint)
     if limit is not None and info.st_size > limit:
         raise FormatError(f"is {_mb(info.st_size)}, over the {_mb(limit)} input limit", path=name,
                           hint=f"set {MAX_INPUT_ENV} to raise it")
     return info.st_size
+
+
+def _read_hint(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "give your user read permission (chmod u+r) or run as the file's owner"
+    return "check the path and the disk"
 
 
 def _mb(size: int) -> str:
@@ -94,7 +101,7 @@ def read_bytes(path: str | os.PathLike) -> bytes:
         with open(path, "rb") as handle:
             return _read_bounded(handle, limit, name)
     except OSError as exc:
-        raise FormatError(f"cannot read: {exc.strerror or exc}", path=name) from None
+        raise FormatError(f"cannot read: {exc.strerror or exc}", path=name, hint=_read_hint(exc)) from None
 
 
 def read_transcript(path: str | os.PathLike, format: str | None = None) -> Transcript:
@@ -198,6 +205,10 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     target = Path(path)
     if target.is_dir():
         raise OutputError(f"{target}: is a directory; give a file name for the {what}", path=str(target))
+    if is_special(target):  # /dev/null, /dev/stdout, a FIFO: written through, never replaced
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"{target}: cannot write the {what} there (permission denied)", path=str(target))
+        return
     folder = target.parent
     if not folder.is_dir():
         raise OutputError(f"{target}: folder {folder} does not exist; create it or choose another {what} path",
@@ -212,6 +223,58 @@ def check_writable(path: str | os.PathLike, what: str = "output") -> None:
     os.unlink(probe)
 
 
+def printable(path: str | os.PathLike) -> str:
+    """A path as text that any JSON or UTF-8 writer takes: bytes of a file name that are
+    not UTF-8 (held by Python as lone surrogates, which orjson refuses) written ``\\xe9``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def is_special(path: str | os.PathLike) -> bool:
+    """True when ``path`` exists and is not a regular file or a folder (after links): a
+    device such as /dev/null, a FIFO, /dev/stdout. Renaming a file over it would replace
+    the device node itself (as root, /dev/null for the whole system)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """True when ``a`` and ``b`` name one file: the same path once links and ``..`` are
+    resolved, or (both existing) the same inode, as a hard link is."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet: different files
+        return False
+
+
+def check_distinct(outputs: dict[str, str | os.PathLike | None], inputs: dict[str, str | os.PathLike]) -> None:
+    """Refuse an output path that is an input or another output: writing it would destroy
+    the input (or one output would overwrite the other) with no backup.
+
+    Args:
+        outputs: what each output is called (``"--out"``) and its path (None: not written).
+        inputs: what each input is called (``"the input"``) and its path.
+
+    Raises:
+        OutputError: naming both and what to do.
+    """
+    named = [(what, path) for what, path in outputs.items()  # /dev/null twice is fine: nothing is replaced
+             if path is not None and str(path) != STDIO and not is_special(path)]
+    for index, (what, path) in enumerate(named):
+        for source, source_path in inputs.items():
+            if str(source_path) != STDIO and same_file(path, source_path):
+                raise OutputError(f"{path}: {what} would overwrite {source} {source_path}; give {what} another path",
+                                  path=str(path))
+        for other, other_path in named[:index]:
+            if same_file(path, other_path):
+                raise OutputError(f"{path}: {other} and {what} name the same file; give each its own path",
+                                  path=str(path))
+
+
 def _mode_for(target: Path) -> int:
     """The mode the file has, or would get from a plain open() (mkstemp makes 0600)."""
     try:
@@ -224,18 +287,25 @@ def _mode_for(target: Path) -> int:
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write via a temporary file in the same folder and a rename, so a crash never
-    leaves a half-written file in place of a good one. ``-`` writes to stdout.
+    leaves a half-written file in place of a good one. ``-`` writes to stdout; a device
+    or FIFO (``/dev/null``, ``/dev/stdout``) is written through, never replaced.
 
     Raises:
         OutputError: the file cannot be written (naming the path and the reason).
     """
     if str(path) == STDIO:
-        sys.stdout.write(data if isinstance(data, str) else data.decode())
         sys.stdout.flush()
+        sys.stdout.buffer.write(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
+        sys.stdout.buffer.flush()
         return
     target = Path(path)
-    payload = data.encode() if isinstance(data, str) else data
+    # surrogateescape: a file name that is not UTF-8 (a Latin-1 'é' on an old disk) comes back as its own bytes
+    payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     try:
+        if is_special(target):  # nothing to keep whole, and a rename would replace the device itself
+            with open(target, "wb") as handle:
+                handle.write(payload)
+            return
         _write(target, payload)
     except OSError as exc:
         raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); check that the folder exists, is "

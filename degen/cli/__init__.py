@@ -18,6 +18,7 @@ is heavy (numpy, the detectors, httpx) only when the command runs.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -59,7 +60,7 @@ class _Group(click.Group):
             raise
         except OSError as exc:
             where = f": {exc.filename}" if exc.filename else ""
-            _fail(ctx, f"{exc.strerror or exc}{where}", EXIT_INPUT)
+            _fail(ctx, f"{exc.strerror or exc}{where}{_OS_HINTS.get(exc.errno, '')}", EXIT_INPUT)
         except Exception as exc:  # noqa: BLE001 - the boundary: report a bug, do not crash
             if verbosity() > 0:
                 import traceback  # here: a bug is the rare case, not worth loading for every run
@@ -67,6 +68,15 @@ class _Group(click.Group):
             hint = "" if verbosity() > 0 else "; rerun with -v for the traceback"
             _fail(ctx, f"internal error (a bug in degen): {type(exc).__name__}: {str(exc)[:200]}{hint}, and "
                        f"please report it", EXIT_BUG)
+
+
+# What to do about the system errors that reach the boundary without a file to name.
+_OS_HINTS = {
+    errno.EMFILE: "; lower --jobs, or raise the open-file limit (ulimit -n)",
+    errno.ENOSPC: "; free space where the output goes (stdout, when it is redirected to a file)",
+    errno.EACCES: "; check its permissions (and its folder's), or choose another path",
+    errno.EROFS: "; choose a path on a writable file system",
+}
 
 
 def _flag_hint(exc: DegenError) -> str:

@@ -53,6 +53,11 @@ class _Severities(click.Choice):
         return SEVERITIES
 
 
+# A lexicon is a few thousand short rows (the packaged one is under 100 kB): anything this
+# large is the wrong file.
+LEXICON_MAX_BYTES = 64 * 2 ** 20
+
+
 def threshold_options(func):
     """Detection thresholds, shared by scan, filter and fix (defaults in degen.detect.config)."""
     options = [
@@ -83,5 +88,8 @@ def config_from(options: dict):
     config = DetectConfig().with_(lexicon_path=str(lexicon) if lexicon else None,
                                   **{k: options.pop(k, None) for k in keys})
     if lexicon:
+        from ..io import check_regular_file
+        if lexicon.exists():  # a missing one: lexicon_for's own message
+            check_regular_file(lexicon, "hallucination lexicon", limit=LEXICON_MAX_BYTES)  # a FIFO, /dev/zero: endless
         lexicon_for(config)  # a bad lexicon is an error now, before any file is read or audio sent
     return config

@@ -6,6 +6,10 @@ import click
 
 from .common import Finite
 
+# capacity.MAX_GPU_GIB, kept literal: importing capacity here would load it for every command
+# (tests/test_cli_fuzz.py holds the two equal).
+MAX_GPU_GIB = 100_000
+
 
 @click.command("plan")
 @click.option("--gpu-mem", type=Finite(0, min_open=True), required=True, metavar="GIB",
@@ -20,8 +24,9 @@ from .common import Finite
 @click.option("--kv-heads", type=click.IntRange(1))
 @click.option("--head-dim", type=click.IntRange(1))
 @click.option("--dtype", type=click.Choice(["bf16", "fp16", "fp32", "fp8", "int8"]))
-@click.option("--weights-gib", type=Finite(0))
-@click.option("--overhead-gib", type=Finite(0))
+# Bounded as --gpu-mem is: an absurd size is an argument error, not an overflow inside the arithmetic.
+@click.option("--weights-gib", type=Finite(0, MAX_GPU_GIB))
+@click.option("--overhead-gib", type=Finite(0, MAX_GPU_GIB))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def plan_command(gpu_mem, model, fraction, audio_minutes, max_new_tokens, as_json, **overrides):
     """KV capacity, max_new_tokens and mem-fraction-static for an SGLang-Omni server."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import OutputError
 from ..terminal import plural, safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, threshold_options, verbosity
 
@@ -15,6 +16,10 @@ from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, threshold_optio
 def _default_out(path: Path) -> Path:
     return path.with_name(f"{path.stem}.fixed{path.suffix}")
 
+
+# A request timeout beyond a day is a way of saying "none", and from about 1e10 s the
+# socket layer's deadline overflows (an internal error): a day is the bound.
+MAX_TIMEOUT = 86_400.0
 
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
 # every command's --help; tests/test_pieces.py holds the two equal).
@@ -49,7 +54,8 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
               help="Voice activity detector the answers are judged against (silero needs faster-whisper).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
-@click.option("--timeout", type=Finite(1), default=300.0, show_default=True, help="Seconds per request.")
+@click.option("--timeout", type=Finite(1, MAX_TIMEOUT), default=300.0, show_default=True,
+              help="Seconds per request (at most a day).")
 @click.option("--in-place", is_flag=True, help="Overwrite INPUT (a copy is kept as INPUT.orig).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and send nothing.")
 @click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed when omitted.")
@@ -78,6 +84,7 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     make_vad(vad)  # an unusable choice is an argument error now, not after the server work
     policy = Policy.from_options(schedule, repetition_penalty=repetition_penalty, config=config,
                                  anchor_seconds=anchor_seconds, evidence=EvidenceConfig(vad=vad))
+    _refuse_stdio(input_path, dry_run, out=out_path, report=report_path, journal=journal_path, html=html_path)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)
@@ -89,11 +96,14 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
     transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
+    if in_place and out_path is not None:
+        raise click.UsageError("--in-place writes INPUT itself; give --in-place or --out, not both")
     out_path = input_path if in_place else (out_path or _default_out(input_path))
     report_path = report_path or out_path.with_name(out_path.name + ".degen.json")
     journal_path = journal_path or out_path.with_name(out_path.name + ".degen-journal.jsonl")
     _check_outputs(out_path, report_path, journal_path, html_path,
-                   input_path.with_name(input_path.name + ".orig") if in_place else None)
+                   input_path.with_name(input_path.name + ".orig") if in_place else None,
+                   input_path, audio_path, in_place)
     for t in transcribers:
         t.check()  # exit 3 now, before any work, when a server is not there
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
@@ -111,10 +121,34 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
 
 
-def _check_outputs(out_path, report_path, journal_path, html_path, backup_path) -> None:
+def _refuse_stdio(input_path, dry_run, **outputs) -> None:
+    """'-' is stdin or stdout for scan; fix needs files: its input is fingerprinted and
+    named in the report to resume, and its summary goes to stdout, where a transcript or
+    report written to '-' would be corrupted by it."""
+    for name, path in outputs.items():
+        if path is not None and str(path) == "-":
+            raise OutputError(f"--{name} -: degen fix writes files, and its summary goes to stdout; give --{name} a "
+                              f"file path", path="-")
+    if str(input_path) == "-" and not dry_run:
+        raise OutputError("-: degen fix needs INPUT as a file (it is fingerprinted so that an interrupted run can "
+                          "resume); save stdin to a file and give its path", path="-")
+
+
+def _check_outputs(out_path, report_path, journal_path, html_path, backup_path, input_path, audio_path,
+                   in_place) -> None:
     """Every file fix will write, checked before any audio is sent (exit 2 now, not
-    after minutes of server work)."""
-    from ..io import check_writable
+    after minutes of server work): writable, and neither an input nor another output
+    (the journal is deleted when the run ends, a report would replace the transcript)."""
+    from ..io import check_distinct, check_writable, is_special, same_file
+    if is_special(journal_path):  # read back to resume, and set aside (renamed) when stale
+        raise OutputError(f"{journal_path}: the journal (--journal) must be a regular file: it is read back to "
+                          f"resume an interrupted run; give a file path", path=str(journal_path))
+    if not in_place and same_file(out_path, input_path):
+        raise OutputError(f"{out_path}: --out is the input; give another --out, or --in-place to overwrite the "
+                          f"input keeping {input_path.name}.orig", path=str(out_path))
+    check_distinct({"--out": None if in_place else out_path, "--report": report_path, "--journal": journal_path,
+                    "--html": html_path, "the backup (--in-place)": backup_path},
+                   {"the input": input_path, "the audio (--audio)": audio_path})
     for path, what in ((out_path, "output (--out)"), (report_path, "report (--report)"),
                        (journal_path, "journal (--journal)"), (html_path, "HTML report (--html)"),
                        (backup_path, "backup of the input (--in-place)")):
@@ -167,17 +201,32 @@ def _interrupted(journal) -> None:
 def _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path):
     import orjson
     from .. import formats
-    from ..io import write_atomic
+    from ..io import printable, write_atomic
     if in_place:
-        backup = input_path.with_name(input_path.name + ".orig")
-        if not backup.exists():
-            write_atomic(backup, input_path.read_bytes())
+        _back_up(input_path)
     write_atomic(out_path, formats.dumps(result.transcript))
-    doc = {"input": str(input_path), "output": str(out_path), **result.to_dict()}
+    doc = {"input": printable(input_path), "output": printable(out_path), **result.to_dict()}
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if html_path:
         from ..html import render_fix
         write_atomic(html_path, render_fix(result, transcript, output=str(out_path)))
+
+
+def _back_up(input_path: Path) -> Path:
+    """INPUT.orig before --in-place overwrites INPUT. An INPUT.orig already there with other
+    bytes is an earlier input (a run on the first transcript, then a new transcript saved
+    under the same name): it is kept, and these bytes go to INPUT.orig.1, .2 ... so that no
+    input is ever overwritten without a copy."""
+    from ..io import write_atomic
+    data = input_path.read_bytes()
+    backup, number = input_path.with_name(input_path.name + ".orig"), 0
+    while backup.exists():
+        if backup.is_file() and backup.read_bytes() == data:
+            return backup
+        number += 1
+        backup = input_path.with_name(f"{input_path.name}.orig.{number}")
+    write_atomic(backup, data)
+    return backup
 
 
 def _metrics_line(m) -> str:

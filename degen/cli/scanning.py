@@ -35,7 +35,7 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
     read (the others are still scanned). With several files a summary goes to stderr.
     """
     from .. import batch
-    from ..io import check_writable
+    from ..io import check_distinct, check_writable
     config = config_from(options)
     paths = batch.expand(files)
     if html_path and output:
@@ -43,6 +43,7 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
     if html_path:
+        check_distinct({"--html": html_path}, {"the input": paths[0]})
         check_writable(html_path, "HTML report")
         sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
     settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
@@ -104,7 +105,7 @@ def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> in
     from ..io import read_transcript, write_atomic
     transcript = read_transcript(path, fmt)  # "-" is stdin
     report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
-    click.echo(_render_report(report))
+    click.echo(_render_report(report), err=str(html_path) == "-")  # stdout is the HTML's with --html -
     write_atomic(html_path, render_scan(report, transcript))
     return EXIT_FOUND if report.degenerate else EXIT_CLEAN
 
@@ -126,7 +127,40 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **opt
     kept, 1 when some are quarantined, 2 on unusable input or arguments.
     """
     from ..filter import filter_manifest
-    counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field,
-                             config=config_from(options), jobs=jobs)
+    for option, path in (("MANIFEST", manifest), ("--keep", keep_path), ("--quarantine", quarantine_path)):
+        if str(path) == "-":  # '-' is stdin or stdout everywhere else; here it would name a file "-"
+            raise click.BadParameter("'-' is not a file: filter reads and writes files, resuming from them "
+                                     "after an interruption; give a path", param_hint=option)
+    _check_filter_files(manifest, keep_path, quarantine_path)
+    config = config_from(options)
+    try:
+        counts = filter_manifest(manifest, keep_path, quarantine_path, text_field=text_field, config=config,
+                                 jobs=jobs)
+    except KeyboardInterrupt:  # the checkpoint is on disk: say how to use it
+        raise click.exceptions.Exit(_interrupted_filter()) from None
     click.echo(f"{manifest}: {counts.line()}", err=True)
     sys.exit(EXIT_FOUND if counts.quarantined else EXIT_CLEAN)
+
+
+def _interrupted_filter() -> int:
+    from .common import EXIT_INTERRUPTED
+    click.echo("degen: interrupted; run the same command again to go on from the last checkpoint", err=True)
+    return EXIT_INTERRUPTED
+
+
+def _check_filter_files(manifest: Path, keep: Path, quarantine: Path) -> None:
+    """The manifest is none of the files filter writes as it goes (KEEP.partial is opened
+    "wb", the progress file deleted at the end): 'degen filter k.jsonl.partial --keep
+    k.jsonl', a natural retry after a crash, emptied the manifest and deleted it."""
+    from ..errors import ConfigError
+    from ..filter import _partial, progress_path
+    from ..io import is_special, same_file
+    for option, path in (("--keep", keep), ("--quarantine", quarantine)):
+        if is_special(path):  # PATH.partial is renamed onto it: as root that replaced /dev/null itself
+            raise ConfigError(f"{path}: {option} must be a regular file: filter writes {path.name}.partial beside it "
+                              f"and renames it into place; give a file path")
+    for option, written in (("--keep", _partial(keep)), ("--quarantine", _partial(quarantine)),
+                            ("--keep", progress_path(keep))):
+        if same_file(manifest, written):
+            raise ConfigError(f"{manifest}: the manifest is {written.name}, a file filter writes for {option} as it "
+                              f"goes; copy the manifest to another name, or give {option} another path")
