@@ -1,0 +1,59 @@
+"""Each fast reader (pieces of a large file, columns, chunks, packed items) must give what
+the simple whole reader gives: the same segments and extras, the same meta, the same bytes
+written back, and the same one-line error. Here the size constants are made small so that
+every seam (piece, batch, block, chunk) falls inside the cases."""
+
+from pathlib import Path
+
+import pytest
+
+from degen import io
+from degen.errors import FormatError
+from degen.formats import dumps, jsonstream, streamed
+
+
+def read(path: Path, fast: bool, format=None):
+    """The transcript of ``path`` (or its error as text), read whole or by the fast paths."""
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(streamed, "STREAMED_BYTES", 0 if fast else 1 << 62)
+        mp.setattr(streamed, "PIECE", 13)
+        mp.setattr(io, "STREAMED_JSON_BYTES", 0 if fast else 1 << 62)
+        mp.setattr(jsonstream, "SCAN_BLOCK", 5)
+        return io.read_transcript(path, format)
+    except FormatError as exc:
+        return f"error: {exc}"
+    finally:
+        mp.undo()
+
+
+def written(transcript) -> str:
+    try:
+        return dumps(transcript)
+    except FormatError as exc:
+        return f"error: {exc}"
+
+
+def same(path: Path, format=None):
+    """Read whole and fast alike, and written back alike."""
+    whole, fast = read(path, False, format), read(path, True, format)
+    if isinstance(whole, str) or isinstance(fast, str):
+        assert fast == whole
+        return whole
+    assert (fast.format, fast.meta, len(fast)) == (whole.format, whole.meta, len(whole))
+    assert list(fast) == list(whole) and [s.extra for s in fast] == [s.extra for s in whole]
+    assert written(fast) == written(whole)
+    return whole
+
+
+@pytest.mark.parametrize("depth", [252, 253, 254])
+def test_a_verbose_json_item_too_deep_to_write_back_is_refused_in_pieces_too(tmp_path, depth):
+    """An item nested so that ``{"segments": [item]}`` passes orjson's writing limit only
+    without its document around it: the streamed reader packed it one level too shallow,
+    took it, and the writer then failed with a traceback after the repair."""
+    inner = "[" * (depth - 1) + "]" * (depth - 1)
+    path = tmp_path / "deep.json"
+    path.write_text('{"text": "[0.0][S01]a[1.0]", "segments": [{"text": "[S01]a", "start": 0, "end": 1, '
+                    f'"x": {inner}}}]}}')
+    whole = same(path)
+    assert isinstance(whole, str) == (depth >= 253), whole
