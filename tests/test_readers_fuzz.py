@@ -3,13 +3,14 @@ the simple whole reader gives: the same segments and extras, the same meta, the 
 written back, and the same one-line error. Here the size constants are made small so that
 every seam (piece, batch, block, chunk) falls inside the cases."""
 
+import json
 from pathlib import Path
 
 import pytest
 
 from degen import io
 from degen.errors import FormatError
-from degen.formats import dumps, jsonstream, streamed
+from degen.formats import dumps, jsonstream, sniff, streamed
 
 
 def read(path: Path, fast: bool, format=None):
@@ -57,3 +58,26 @@ def test_a_verbose_json_item_too_deep_to_write_back_is_refused_in_pieces_too(tmp
                     f'"x": {inner}}}]}}')
     whole = same(path)
     assert isinstance(whole, str) == (depth >= 253), whole
+
+
+def _long_manifest(lines: int = 3, words: int = 14000) -> str:
+    """A manifest of hour-long recordings: each line's text over 64 KiB."""
+    return "".join(json.dumps({"audio_filepath": f"a{i}.wav", "duration": 3600.0, "pred_text": "word " * words}) + "\n"
+                   for i in range(lines))
+
+
+@pytest.mark.parametrize("name", ["m.jsonl", "m.json", "m.txt"])
+@pytest.mark.parametrize("lines", [1, 3])
+def test_a_manifest_whose_first_line_is_over_64_kib_is_sniffed_as_a_manifest(tmp_path, name, lines):
+    """Sniffing judged JSON Lines from the first 64 KiB only: a first line longer than
+    that (the text of an hour of speech) was cut, did not parse, and the file was refused
+    as 'invalid JSON: unexpected content after document'."""
+    path = tmp_path / name
+    path.write_text(_long_manifest(lines))
+    if lines == 1 and name != "m.jsonl":
+        return  # one line is a JSON document, unless the file is named JSON Lines
+    whole = same(path)
+    assert not isinstance(whole, str), whole
+    assert whole.format == "manifest" and len(whole) == lines
+    if lines > 1:  # formats.sniff has no one-line .jsonl rule (the reader has)
+        assert sniff(path.read_text(), path.suffix) == "manifest"

@@ -60,14 +60,16 @@ def _openers(line: str | bytes) -> int:
     return line.count(b"[") + line.count(b"{")
 
 
-def looks_like(text: str) -> bool:
+def looks_like(text: str, rows: int = 2) -> bool:
     """True when the first non-blank line is a JSON object on its own and more lines follow
-    (a bad later line is then named by the reader, not reported as trailing content)."""
-    rows = [line for line in text.splitlines()[:50] if line.strip()]
-    if len(rows) < 2:
+    (a bad later line is then named by the reader, not reported as trailing content);
+    ``rows``: the non-blank lines wanted among the first 50 (1 for a file named .jsonl).
+    The first line is read whole, however long (a manifest line may hold an hour's text)."""
+    found = [line for line in _leading_lines(text, rows)[:50] if line.strip()]
+    if len(found) < rows:
         return False
     try:
-        return isinstance(jsonfmt.parse_json(rows[0]), dict)
+        return isinstance(jsonfmt.parse_json(found[0]), dict)
     except FormatError:
         return False
 
@@ -96,13 +98,13 @@ def sniff(text: str) -> str:
     raise FormatError("the transcript is empty")
 
 
-def _leading_lines(text: str, size: int = 1 << 16) -> list[str]:
-    """The first lines of ``text`` as ``str.splitlines`` splits it, at least one of them
-    not blank when the text has one, without splitting the whole text: a head's lines
-    but its last (which may go on past the head) are the text's own."""
+def _leading_lines(text: str, wanted: int = 1, size: int = 1 << 16) -> list[str]:
+    """The first lines of ``text`` as ``str.splitlines`` splits it, at least ``wanted`` of
+    them not blank when the text has as many, without splitting the whole text: a head's
+    lines but its last (which may go on past the head) are the text's own."""
     while size < len(text):
         lines = text[:size].splitlines()[:-1]
-        if any(line.strip() for line in lines):
+        if sum(1 for line in lines if line.strip()) >= wanted:
             return lines
         size *= 4
     return text.splitlines()

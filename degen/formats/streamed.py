@@ -115,5 +115,5 @@ def _sniffed(text: str, extension: str, complete: bool) -> str | None:
     if not head or (len(head) < 65536 and not complete) or moss.OPENING.match(head):
         return None
     if head[0] in "{[":  # JSON Lines only: several lines, the first an object (no JSON document then)
-        return jsonl.sniff(head[:65536]) if jsonl.looks_like(head[:65536]) else None
+        return jsonl.sniff(head) if jsonl.looks_like(head) else None  # head: whole lines
     return _sniff_text(head[:65536], extension)
