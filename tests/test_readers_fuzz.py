@@ -10,7 +10,7 @@ import pytest
 
 from degen import io
 from degen.errors import FormatError
-from degen.formats import dumps, jsonstream, sniff, streamed
+from degen.formats import dumps, jsonstream, loads, sniff, streamed
 
 
 def read(path: Path, fast: bool, format=None):
@@ -81,3 +81,21 @@ def test_a_manifest_whose_first_line_is_over_64_kib_is_sniffed_as_a_manifest(tmp
     assert whole.format == "manifest" and len(whole) == lines
     if lines > 1:  # formats.sniff has no one-line .jsonl rule (the reader has)
         assert sniff(path.read_text(), path.suffix) == "manifest"
+
+
+@pytest.mark.parametrize("header", ["WEBVTT", "WEBVTT\n1", "WEBVTT - title\nKind: captions"])
+@pytest.mark.parametrize("crlf", [False, True])
+def test_a_first_cue_right_under_the_webvtt_header_is_written_once(tmp_path, header, crlf):
+    """No blank line between the header and the first cue: the whole first block was kept
+    as the header and read as a cue as well, so writing back gave the first cue twice (a
+    second 'WEBVTT' in the middle, and the old text kept in the header after a repair).
+    As the WebVTT parser does, the header ends where the timing line starts."""
+    text = f"{header}\n00:00:01.000 --> 00:00:02.000\nhello\n\n00:00:02.000 --> 00:00:03.000\nthere\n"
+    path = tmp_path / "a.vtt"
+    path.write_bytes((text.replace("\n", "\r\n") if crlf else text).encode())
+    whole = same(path)
+    assert [s.text for s in whole] == ["hello", "there"]
+    assert whole.meta["header"] == header and whole[0].extra["id"] == ""
+    out = dumps(whole)
+    assert out.count("hello") == 1 and out.count("WEBVTT") == 1
+    assert [s.text for s in loads(out)] == ["hello", "there"]

@@ -20,7 +20,7 @@ from typing import Iterable
 import numpy as np
 
 from ..model import Columns, Packed, Segment, Span, Transcript
-from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp
+from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
 # leading zero, two-digit minutes and seconds (the reader refuses minutes or seconds over
@@ -37,15 +37,13 @@ CHUNK = 1 << 16  # cue texts packed at a time (model.Packed: a str object per te
 def read(pieces: Iterable[str], vtt: bool) -> Transcript:
     """The transcript of the subtitle text given as ``pieces``, each ending at a line end
     (the pieces joined are the file's text). Raises what ``loads_srt`` would raise."""
-    cues = _Cues(vtt)
-    header = None
-    for first, lines in _blocks(pieces):
-        if header is None:
-            header = "\n".join(lines)
+    cues, header = _Cues(vtt), []
+    blocks = _blocks(pieces)
+    for first, lines in split_header(blocks, header) if vtt else blocks:
         cue = _cue(first, lines, vtt)
         if cue is not None:
             cues.add(*cue)
-    return cues.transcript(header or "WEBVTT")
+    return cues.transcript((header or ["WEBVTT"])[0])
 
 
 def _blocks(pieces: Iterable[str]):

@@ -52,11 +52,26 @@ def _blocks(lines):
         yield first, block
 
 
-def _cues(text: str, vtt: bool):
-    for first, lines in _blocks(text.splitlines()):
+def _cues(text: str, vtt: bool, header: list | None = None):
+    blocks = _blocks(text.splitlines())
+    for first, lines in split_header(blocks, [] if header is None else header) if vtt else blocks:
         cue = _cue(first, lines, vtt)
         if cue is not None:
             yield cue
+
+
+def split_header(blocks, header: list):
+    """WebVTT ``blocks`` with the header (the first block's lines, up to a timing line
+    that follows them without a blank line, as the WebVTT parser ends it) appended to
+    ``header`` and taken out: the cue under it, if any, is read once, without an id."""
+    for n, (first, lines) in enumerate(blocks):
+        if n == 0:
+            at = next((i for i, line in enumerate(lines) if i and "-->" in line), len(lines))
+            header.append("\n".join(lines[:at]))
+            first, lines = first + at, lines[at:]
+            if not lines:
+                continue
+        yield first, lines
 
 
 def _cue(first: int, lines: list[str], vtt: bool):
@@ -143,9 +158,9 @@ def loads_srt(text: str) -> Transcript:
 def loads_vtt(text: str) -> Transcript:
     if not looks_like_vtt(text):
         raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
-    header = next(iter(_blocks(text.splitlines())), (1, ["WEBVTT"]))[1]
-    segments, style = _split_speakers(list(_cues(text, vtt=True)))
-    return Transcript(tuple(segments), "vtt", {"speaker_style": style, "header": "\n".join(header)})
+    header = []
+    segments, style = _split_speakers(list(_cues(text, vtt=True, header=header)))
+    return Transcript(tuple(segments), "vtt", {"speaker_style": style, "header": (header or ["WEBVTT"])[0]})
 
 
 def _stamp(seconds: float, sep: str) -> str:
