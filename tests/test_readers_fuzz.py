@@ -99,3 +99,19 @@ def test_a_first_cue_right_under_the_webvtt_header_is_written_once(tmp_path, hea
     out = dumps(whole)
     assert out.count("hello") == 1 and out.count("WEBVTT") == 1
     assert [s.text for s in loads(out)] == ["hello", "there"]
+
+
+VTT_BLOCKS = ("WEBVTT\n\nSTYLE\n::cue { color: yellow }\n\nREGION\nid:low\nwidth:40%\n\n"
+              "NOTE made by hand\n\n1\n00:00:01.000 --> 00:00:02.000 region:low\nhello\n\n"
+              "NOTE\na note of\nseveral lines\n\n00:00:02.000 --> 00:00:03.000\nthere\n\nNOTE the end\n")
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_webvtt_style_region_and_note_blocks_are_written_back(tmp_path, crlf):
+    """STYLE, REGION and NOTE blocks were dropped on writing: a fixed file lost its
+    styling, the regions its cues still name, and its comments."""
+    path = tmp_path / "a.vtt"
+    path.write_bytes((VTT_BLOCKS.replace("\n", "\r\n") if crlf else VTT_BLOCKS).encode())
+    whole = same(path)
+    assert [s.text for s in whole] == ["hello", "there"]
+    assert dumps(whole) == VTT_BLOCKS

@@ -20,7 +20,8 @@ from typing import Iterable
 import numpy as np
 
 from ..model import Columns, Packed, Segment, Span, Transcript
-from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header
+from .subtitles import (_PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header,
+                        with_blocks_before)
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
 # leading zero, two-digit minutes and seconds (the reader refuses minutes or seconds over
@@ -37,13 +38,12 @@ CHUNK = 1 << 16  # cue texts packed at a time (model.Packed: a str object per te
 def read(pieces: Iterable[str], vtt: bool) -> Transcript:
     """The transcript of the subtitle text given as ``pieces``, each ending at a line end
     (the pieces joined are the file's text). Raises what ``loads_srt`` would raise."""
-    cues, header = _Cues(vtt), []
+    cues, header, trailer = _Cues(vtt), [], []
     blocks = _blocks(pieces)
-    for first, lines in split_header(blocks, header) if vtt else blocks:
-        cue = _cue(first, lines, vtt)
-        if cue is not None:
-            cues.add(*cue)
-    return cues.transcript((header or ["WEBVTT"])[0])
+    found = ((_cue(first, lines, vtt), lines) for first, lines in (split_header(blocks, header) if vtt else blocks))
+    for cue in with_blocks_before(found, trailer):
+        cues.add(*cue)
+    return cues.transcript((header or ["WEBVTT"])[0], trailer)
 
 
 def _blocks(pieces: Iterable[str]):
@@ -64,6 +64,7 @@ class _Cues:
         self.as_read: dict[int, tuple[str, str]] = {}  # timing line and settings, where no rule gives them back
         self.ids: dict[int, str] = {}  # cue numbers that do not count on from the first
         self.first_id = ""
+        self.before: dict[int, list[str]] = {}  # blocks that are no cue (WebVTT NOTE ...) before a cue
         self.style = _StyleCount()
 
     def add(self, span: Span, body: str, extra: dict) -> None:
@@ -72,6 +73,8 @@ class _Cues:
             self.first_id = extra["id"]
         if extra["id"] != _number(self.first_id, i):
             self.ids[i] = extra["id"]
+        if "before" in extra:
+            self.before[i] = extra["before"]
         timing = extra["timing"]
         form = FULL if _FULL[self.sep].fullmatch(timing) else SHORT if self.vtt and _SHORT.fullmatch(timing) \
             else AS_READ
@@ -86,7 +89,7 @@ class _Cues:
             self.texts.extend(self.pending)
             self.pending = []
 
-    def transcript(self, header: str) -> Transcript:
+    def transcript(self, header: str, trailer: list[str]) -> Transcript:
         self.texts.extend(self.pending)
         self.pending = []
         style = self.style.style()
@@ -96,6 +99,8 @@ class _Cues:
         meta = {"speaker_style": style}
         if self.vtt:
             meta["header"] = header
+        if trailer:
+            meta["trailer"] = trailer
         return Transcript(format="vtt" if self.vtt else "srt", meta=meta, columns=columns, build=self._builder(columns))
 
     def _split_speakers(self, style: str | None) -> list[str | None]:
@@ -114,6 +119,7 @@ class _Cues:
     def _builder(self, columns: Columns):
         texts, speakers, starts, ends = columns.texts, columns.speakers, columns.starts, columns.ends
         forms, as_read, ids, first_id, sep = self.forms, self.as_read, self.ids, self.first_id, self.sep
+        before = self.before
 
         def build(i: int) -> Segment:
             start, end = float(starts[i]), float(ends[i])
@@ -124,6 +130,8 @@ class _Cues:
                 timing, settings = f"{_stamp(start, sep)[cut:]} --> {_stamp(end, sep)[cut:]}", ""
             extra = {"id": ids.get(i, _number(first_id, i)) if i else first_id, "settings": settings,
                      "timing": timing, "raw_span": Span(start, end)}
+            if i in before:
+                extra["before"] = before[i]
             return Segment(Span(start, end), speakers[i], texts[i], True, extra)
 
         return build

@@ -52,12 +52,27 @@ def _blocks(lines):
         yield first, block
 
 
-def _cues(text: str, vtt: bool, header: list | None = None):
+def _cues(text: str, vtt: bool, header: list | None = None, trailer: list | None = None):
     blocks = _blocks(text.splitlines())
-    for first, lines in split_header(blocks, [] if header is None else header) if vtt else blocks:
-        cue = _cue(first, lines, vtt)
-        if cue is not None:
-            yield cue
+    if vtt:
+        blocks = split_header(blocks, [] if header is None else header)
+    found = ((_cue(first, lines, vtt), lines) for first, lines in blocks)
+    return with_blocks_before(found, [] if trailer is None else trailer)
+
+
+def with_blocks_before(found, trailer: list):
+    """The cues of ``found`` ((cue or None, the block's lines)), each cue's extra holding
+    under "before" the blocks that are no cue (WebVTT NOTE, STYLE, REGION) between it and
+    the cue before, so that they are written back; those after the last cue go to ``trailer``."""
+    before = []
+    for cue, lines in found:
+        if cue is None:
+            before.append("\n".join(lines))
+            continue
+        if before:
+            cue[2]["before"], before = before, []
+        yield cue
+    trailer.extend(before)
 
 
 def split_header(blocks, header: list):
@@ -158,9 +173,12 @@ def loads_srt(text: str) -> Transcript:
 def loads_vtt(text: str) -> Transcript:
     if not looks_like_vtt(text):
         raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
-    header = []
-    segments, style = _split_speakers(list(_cues(text, vtt=True, header=header)))
-    return Transcript(tuple(segments), "vtt", {"speaker_style": style, "header": (header or ["WEBVTT"])[0]})
+    header, trailer = [], []
+    segments, style = _split_speakers(list(_cues(text, vtt=True, header=header, trailer=trailer)))
+    meta = {"speaker_style": style, "header": (header or ["WEBVTT"])[0]}
+    if trailer:
+        meta["trailer"] = trailer
+    return Transcript(tuple(segments), "vtt", meta)
 
 
 def _stamp(seconds: float, sep: str) -> str:
@@ -192,8 +210,9 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
         timing = seg.extra["timing"] if seg.extra.get("raw_span") == span else \
             f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
         body = _body(seg, style).strip("\n") or " "
+        blocks.extend(seg.extra.get("before", ()))
         blocks.append("\n".join(part for part in (ident, timing, body) if part))
-    return blocks
+    return blocks + list(transcript.meta.get("trailer", ()))
 
 
 def dumps_srt(transcript: Transcript) -> str:
