@@ -4,13 +4,16 @@ written back, and the same one-line error. Here the size constants are made smal
 every seam (piece, batch, block, chunk) falls inside the cases."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from degen import io
 from degen.errors import FormatError
 from degen.formats import dumps, jsonstream, loads, sniff, streamed
+from degen.formats.lines import split_lines
 
 
 def read(path: Path, fast: bool, format=None):
@@ -115,3 +118,40 @@ def test_webvtt_style_region_and_note_blocks_are_written_back(tmp_path, crlf):
     whole = same(path)
     assert [s.text for s in whole] == ["hello", "there"]
     assert dumps(whole) == VTT_BLOCKS
+
+
+# Characters that str.splitlines ends a line at and JSON Lines do not: a JSON string may
+# hold them raw (json.dumps(..., ensure_ascii=False) writes them so), U+0085 is what a
+# Windows-1252 ellipsis becomes when decoded as Latin-1.
+RAW_IN_JSON = ["\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("name", ["m.jsonl", "m.json"])
+@pytest.mark.parametrize("shape", ["manifest", "jsonl"])
+def test_json_lines_whose_strings_hold_unicode_line_separators_are_read(tmp_path, name, shape):
+    """A JSON Lines file is split at line feeds (and CR): it was split as str.splitlines
+    splits, at U+0085, U+2028 and U+2029 inside a line's strings too, and a valid file
+    was refused as 'invalid JSON line'."""
+    texts = [f"wait{c} what" for c in RAW_IN_JSON] + ["plain"]
+    if shape == "manifest":
+        rows = [{"audio_filepath": f"{i}.wav", "duration": 1.5, "text": t} for i, t in enumerate(texts)]
+    else:
+        rows = [{"start": float(i), "end": i + 0.5, "text": t} for i, t in enumerate(texts)]
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    whole = same(path)
+    assert not isinstance(whole, str), whole
+    assert (whole.format, [s.text for s in whole]) == (shape, texts)
+    assert dumps(whole) == text
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["a", "é", "\n", "\r\n", "\r", " ", *RAW_IN_JSON, "\x0b", "\x0c", "\x1c", "\x1e"]),
+                max_size=30))
+def test_split_lines_ends_lines_at_lf_crlf_and_cr_only(parts):
+    text = "".join(parts)
+    expected = re.split(r"\r\n|\r|\n", text)
+    if expected[-1] == "":
+        expected.pop()
+    assert split_lines(text) == expected

@@ -22,6 +22,7 @@ import orjson
 from ..errors import FormatError
 from ..model import Columns, Segment, Span, Transcript
 from . import jsonfmt
+from .lines import split_lines
 from .timecode import MAX_SECONDS, check_seconds
 
 MANIFEST_TEXT_KEYS = ("pred_text", "text", "transcript", "sentence")
@@ -29,7 +30,7 @@ MANIFEST_TEXT_KEYS = ("pred_text", "text", "transcript", "sentence")
 
 def _objects(text: str):
     """(line number, object) for each non-blank line; a FormatError naming the bad line."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(split_lines(text), 1):
         if line.strip():
             yield number, parse_line(line, number)
 
@@ -99,15 +100,15 @@ def sniff(text: str) -> str:
 
 
 def _leading_lines(text: str, wanted: int = 1, size: int = 1 << 16) -> list[str]:
-    """The first lines of ``text`` as ``str.splitlines`` splits it, at least ``wanted`` of
+    """The first lines of ``text`` as ``split_lines`` splits it, at least ``wanted`` of
     them not blank when the text has as many, without splitting the whole text: a head's
     lines but its last (which may go on past the head) are the text's own."""
     while size < len(text):
-        lines = text[:size].splitlines()[:-1]
+        lines = split_lines(text[:size])[:-1]
         if sum(1 for line in lines if line.strip()) >= wanted:
             return lines
         size *= 4
-    return text.splitlines()
+    return split_lines(text)
 
 
 def text_key(item: dict) -> str | None:
@@ -168,7 +169,7 @@ _MISSING = object()  # a key the object does not hold (a JSON null is None)
 def _manifest_columns(text: str) -> Transcript | None:
     """A manifest's transcript as columns, equal to what the line-by-line reader makes;
     None when it must read the lines one by one (see ``manifest_rows``)."""
-    found = manifest_rows([line for line in text.splitlines() if line.strip()])
+    found = manifest_rows([line for line in split_lines(text) if line.strip()])
     if found is None:
         return None
     items, (texts, speakers, starts, ends) = found
