@@ -155,3 +155,20 @@ def test_split_lines_ends_lines_at_lf_crlf_and_cr_only(parts):
     if expected[-1] == "":
         expected.pop()
     assert split_lines(text) == expected
+
+
+@pytest.mark.parametrize("vtt", [False, True])
+def test_subtitle_text_holding_unicode_line_separators_is_kept_whole(tmp_path, vtt):
+    """SRT and WebVTT lines end at LF, CRLF and CR: split as str.splitlines splits, a
+    cue's U+0085 or U+2028 was written back as a line feed, and two U+0085 in a row made
+    a blank line that cut the cue (its rest dropped unread in WebVTT, refused in SRT)."""
+    sep = "." if vtt else ","
+    texts = ["wait\x85\x85what", "say\u2028more\u2029", "ok"]
+    cues = [f"{i + 1}\n00:00:0{i}{sep}000 --> 00:00:0{i + 1}{sep}000\n{t}\n" for i, t in enumerate(texts)]
+    text = ("WEBVTT\n\n" if vtt else "") + "\n".join(cues)
+    path = tmp_path / ("a.vtt" if vtt else "a.srt")
+    path.write_text(text, encoding="utf-8")
+    whole = same(path)
+    assert not isinstance(whole, str), whole
+    assert [s.text for s in whole] == texts
+    assert dumps(whole) == text

@@ -20,6 +20,7 @@ from typing import Iterable
 import numpy as np
 
 from ..model import Columns, Packed, Segment, Span, Transcript
+from .lines import split_lines
 from .subtitles import (_PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header,
                         with_blocks_before)
 
@@ -49,7 +50,7 @@ def read(pieces: Iterable[str], vtt: bool) -> Transcript:
 def _blocks(pieces: Iterable[str]):
     """(first line number, lines) of each blank-line separated block, as
     ``subtitles._blocks`` gives them for the pieces joined."""
-    return _line_blocks(line for piece in pieces for line in piece.splitlines())
+    return _line_blocks(line for piece in pieces for line in split_lines(piece))
 
 
 class _Cues:

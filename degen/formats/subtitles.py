@@ -8,6 +8,7 @@ import regex
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
+from .lines import split_lines
 from .timecode import clock_seconds
 
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
@@ -38,7 +39,8 @@ def _seconds(groups: tuple, line_no: int) -> float:
 
 def _blocks(lines):
     """Yield (first line number, lines) for each blank-line separated block of ``lines``
-    (the text's lines, as ``str.splitlines`` gives them)."""
+    (the text's lines, as ``lines.split_lines`` gives them: a cue's text may hold a
+    U+0085 or U+2028, which ``str.splitlines`` would end a line at)."""
     block, first = [], 1
     for number, line in enumerate(lines, 1):
         if line.strip():
@@ -53,7 +55,7 @@ def _blocks(lines):
 
 
 def _cues(text: str, vtt: bool, header: list | None = None, trailer: list | None = None):
-    blocks = _blocks(text.splitlines())
+    blocks = _blocks(split_lines(text))
     if vtt:
         blocks = split_header(blocks, [] if header is None else header)
     found = ((_cue(first, lines, vtt), lines) for first, lines in blocks)
