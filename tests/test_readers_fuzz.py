@@ -117,7 +117,7 @@ def test_webvtt_style_region_and_note_blocks_are_written_back(tmp_path, crlf):
     path.write_bytes((VTT_BLOCKS.replace("\n", "\r\n") if crlf else VTT_BLOCKS).encode())
     whole = same(path)
     assert [s.text for s in whole] == ["hello", "there"]
-    assert dumps(whole) == VTT_BLOCKS
+    assert dumps(whole) == (VTT_BLOCKS.replace("\n", "\r\n") if crlf else VTT_BLOCKS)
 
 
 # Characters that str.splitlines ends a line at and JSON Lines do not: a JSON string may
@@ -172,3 +172,26 @@ def test_subtitle_text_holding_unicode_line_separators_is_kept_whole(tmp_path, v
     assert not isinstance(whole, str), whole
     assert [s.text for s in whole] == texts
     assert dumps(whole) == text
+
+
+CRLF_FILES = {
+    "a.srt": "1\n00:00:01,000 --> 00:00:02,000\nhello\nthere\n\n2\n00:00:02,000 --> 00:00:03,000\nagain\n",
+    "a.vtt": "WEBVTT\n\nNOTE kept\n\n00:01.000 --> 00:02.000\nhello\nthere\n\n00:02.000 --> 00:03.000\nagain\n",
+    "a.jsonl": '{"start": 0.0, "end": 1.0, "text": "hello"}\n{"start": 1.0, "end": 2.0, "text": "again"}\n',
+    "m.jsonl": '{"audio_filepath": "a.wav", "duration": 1.5, "text": "hello"}\n'
+               '{"audio_filepath": "b.wav", "duration": 2.0, "text": "again"}\n',
+}
+
+
+@pytest.mark.parametrize("name", list(CRLF_FILES))
+def test_crlf_files_are_written_back_with_crlf(tmp_path, name):
+    """SRT, WebVTT and JSON Lines were always written with LF line ends: a fix of a file
+    made on Windows changed every line of it."""
+    text = CRLF_FILES[name].replace("\n", "\r\n")
+    path = tmp_path / name
+    path.write_bytes(text.encode())
+    whole = same(path)
+    assert dumps(whole) == text
+    lf = tmp_path / ("lf" + name)
+    lf.write_bytes(CRLF_FILES[name].encode())
+    assert dumps(same(lf)) == CRLF_FILES[name]

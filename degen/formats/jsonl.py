@@ -88,7 +88,10 @@ def _style(text: str) -> dict:
     head = text.lstrip() if text[:1].isspace() else text  # no copy of a whole file that starts at once
     end = head.find("\n")
     first = head if end < 0 else head[:end]
-    return {"spaced": '": ' in first, "ascii": "\\u" in first}
+    style = {"spaced": '": ' in first, "ascii": "\\u" in first}
+    if first.endswith("\r"):  # written back with the line ends it had
+        style["newline"] = "\r\n"
+    return style
 
 
 def sniff(text: str) -> str:
@@ -318,5 +321,6 @@ def dumps(transcript: Transcript) -> str:
     else:
         layout = transcript.meta.get("layout") or jsonfmt.layout([])
         items = (jsonfmt.dump_item(s, i, layout, False) for i, s in enumerate(transcript.segments))
-    return "".join(json.dumps(item, ensure_ascii=style.get("ascii", False), separators=separators) + "\n"
+    newline = style.get("newline", "\n")
+    return "".join(json.dumps(item, ensure_ascii=style.get("ascii", False), separators=separators) + newline
                    for item in items)

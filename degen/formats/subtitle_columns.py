@@ -36,15 +36,16 @@ FULL, SHORT, AS_READ = 0, 1, 2  # how a cue's timing line was written
 CHUNK = 1 << 16  # cue texts packed at a time (model.Packed: a str object per text would outweigh the file)
 
 
-def read(pieces: Iterable[str], vtt: bool) -> Transcript:
+def read(pieces: Iterable[str], vtt: bool, newline: dict | None = None) -> Transcript:
     """The transcript of the subtitle text given as ``pieces``, each ending at a line end
-    (the pieces joined are the file's text). Raises what ``loads_srt`` would raise."""
+    (the pieces joined are the file's text), whose first line ends as ``newline`` says
+    (``subtitles.newline_meta`` of it). Raises what ``loads_srt`` would raise."""
     cues, header, trailer = _Cues(vtt), [], []
     blocks = _blocks(pieces)
     found = ((_cue(first, lines, vtt), lines) for first, lines in (split_header(blocks, header) if vtt else blocks))
     for cue in with_blocks_before(found, trailer):
         cues.add(*cue)
-    return cues.transcript((header or ["WEBVTT"])[0], trailer)
+    return cues.transcript((header or ["WEBVTT"])[0], trailer, newline or {})
 
 
 def _blocks(pieces: Iterable[str]):
@@ -90,7 +91,7 @@ class _Cues:
             self.texts.extend(self.pending)
             self.pending = []
 
-    def transcript(self, header: str, trailer: list[str]) -> Transcript:
+    def transcript(self, header: str, trailer: list[str], newline: dict) -> Transcript:
         self.texts.extend(self.pending)
         self.pending = []
         style = self.style.style()
@@ -102,6 +103,7 @@ class _Cues:
             meta["header"] = header
         if trailer:
             meta["trailer"] = trailer
+        meta.update(newline)
         return Transcript(format="vtt" if self.vtt else "srt", meta=meta, columns=columns, build=self._builder(columns))
 
     def _split_speakers(self, style: str | None) -> list[str | None]:

@@ -167,9 +167,16 @@ def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
 _PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
 
 
+def newline_meta(text: str) -> dict:
+    """``{"newline": "\\r\\n"}`` when the text's first line ends with CRLF (a file made
+    on Windows, written back alike), else nothing."""
+    end = text.find("\n")
+    return {"newline": "\r\n"} if end > 0 and text[end - 1] == "\r" else {}
+
+
 def loads_srt(text: str) -> Transcript:
     segments, style = _split_speakers(list(_cues(text, vtt=False)))
-    return Transcript(tuple(segments), "srt", {"speaker_style": style})
+    return Transcript(tuple(segments), "srt", {"speaker_style": style, **newline_meta(text)})
 
 
 def loads_vtt(text: str) -> Transcript:
@@ -177,7 +184,7 @@ def loads_vtt(text: str) -> Transcript:
         raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
     header, trailer = [], []
     segments, style = _split_speakers(list(_cues(text, vtt=True, header=header, trailer=trailer)))
-    meta = {"speaker_style": style, "header": (header or ["WEBVTT"])[0]}
+    meta = {"speaker_style": style, "header": (header or ["WEBVTT"])[0], **newline_meta(text)}
     if trailer:
         meta["trailer"] = trailer
     return Transcript(tuple(segments), "vtt", meta)
@@ -217,10 +224,14 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
     return blocks + list(transcript.meta.get("trailer", ()))
 
 
+def _ended(text: str, transcript: Transcript) -> str:
+    return text.replace("\n", "\r\n") if transcript.meta.get("newline") == "\r\n" else text
+
+
 def dumps_srt(transcript: Transcript) -> str:
-    return "\n\n".join(_dump(transcript, ",", True)) + "\n"
+    return _ended("\n\n".join(_dump(transcript, ",", True)) + "\n", transcript)
 
 
 def dumps_vtt(transcript: Transcript) -> str:
     header = transcript.meta.get("header", "WEBVTT")
-    return "\n\n".join([header] + _dump(transcript, ".", False)) + "\n"
+    return _ended("\n\n".join([header] + _dump(transcript, ".", False)) + "\n", transcript)
