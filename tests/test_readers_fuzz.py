@@ -195,3 +195,26 @@ def test_crlf_files_are_written_back_with_crlf(tmp_path, name):
     lf = tmp_path / ("lf" + name)
     lf.write_bytes(CRLF_FILES[name].encode())
     assert dumps(same(lf)) == CRLF_FILES[name]
+
+
+LINE_FILES = {  # (text, format read)
+    "whisper_console": "[00:00.000 --> 00:02.000]  wait{c}what\n[00:02.000 --> 00:03.000]  ok\n",
+    "speaker_text": "SPEAKER_00: wait{c}{c}what\nSPEAKER_01: ok\n",
+    "lrc": "[00:01.00]wait{c}la\n[00:02.00]ok\n",
+    "tsv": "start\tend\ttext\n0\t1000\twait{c}what\n1000\t2000\tok\n",
+    "text": "wait{c}what\nok\n",
+}
+
+
+@pytest.mark.parametrize("char", RAW_IN_JSON)
+@pytest.mark.parametrize("format", list(LINE_FILES))
+def test_line_formats_keep_unicode_line_separators_inside_their_lines(format, char):
+    """Console logs, speaker turns, LRC, tables and plain text were split as
+    str.splitlines splits: a U+0085 (a Windows-1252 ellipsis read as Latin-1) or U+2028
+    cut a line, its rest went unread (or the table was taken for plain text), and it was
+    written back as a line feed."""
+    text = LINE_FILES[format].format(c=char)
+    transcript = loads(text)
+    assert transcript.format == format
+    assert dumps(transcript) == text
+    assert any(char in s.text and s.text.endswith(("what", "la")) for s in transcript)

@@ -31,7 +31,7 @@ def split_lines(text: str) -> list[str]:
 def split(text: str) -> tuple[list[str], dict]:
     """The lines of ``text`` and the meta that writes them back alike (newline, final newline)."""
     newline = "\r\n" if "\r\n" in text[:65536] else "\n"
-    return text.splitlines(), {"newline": newline, "final_newline": text.endswith(("\n", "\r"))}
+    return split_lines(text), {"newline": newline, "final_newline": text.endswith(("\n", "\r"))}
 
 
 def join(lines: Iterable[str], meta: dict) -> str:
