@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from degen import io
 from degen.errors import FormatError
-from degen.formats import dumps, jsonstream, loads, sniff, streamed
+from degen.formats import dumps, jsonfmt, jsonl, jsonl_columns, jsonstream, loads, sniff, streamed
 from degen.formats.lines import split_lines
 
 
@@ -218,3 +218,86 @@ def test_line_formats_keep_unicode_line_separators_inside_their_lines(format, ch
     assert transcript.format == format
     assert dumps(transcript) == text
     assert any(char in s.text and s.text.endswith(("what", "la")) for s in transcript)
+
+
+def _columns_agree(transcript) -> bool:
+    """A transcript's columns (what detection reads) say what its segments say."""
+    import numpy as np
+    from degen.model import Transcript
+    mine, theirs = transcript.columns(), Transcript(list(transcript), transcript.format, transcript.meta).columns()
+    times = [(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+             for a, b in ((mine.starts, theirs.starts), (mine.ends, theirs.ends))]
+    return (list(mine.texts), list(mine.speakers), list(map(bool, mine.closed))) == \
+        (list(theirs.texts), list(theirs.speakers), list(map(bool, theirs.closed))) and \
+        all(np.array_equal(a, b, equal_nan=True) for a, b in times)
+
+
+def _alike(path: Path, format=None, patches=()):
+    """``same`` with ``patches`` ((object, name, value): constants made small), and the
+    fast transcript's columns agreeing with its segments."""
+    with pytest.MonkeyPatch.context() as mp:
+        for target, name, value in patches:
+            mp.setattr(target, name, value)
+        whole = same(path, format)
+        fast = read(path, True, format)
+        assert isinstance(fast, str) or _columns_agree(fast)
+        return whole
+
+
+MANIFEST_LINES = [  # lines that read
+    '{"audio_filepath": "a.wav", "duration": 1.5, "text": "hi there"}',
+    '{"audio_filepath":"b.wav","duration":2,"pred_text":"p","text":"t"}',
+    '{"duration": null, "text": "no time"}', '{"text": "no duration"}', '{"duration": 1, "offset": 3.5, "text": "o"}',
+    '{"duration": null, "offset": "3", "text": "offset unread"}', '{"duration": -2, "text": "negative"}',
+    '{"duration": 1, "speaker": 7, "text": "s7"}', '{"duration": 1, "speaker": null, "spk": "B", "text": "spk"}',
+    '{"duration": 1, "speaker": [1, "x"], "text": "l"}', '{"te\\u0078t": "escaped key", "duration": 1}',
+    '{"text": "a", "text": "duplicate", "duration": 1}', '{"sentence": "se", "transcript": "tr", "duration": 1}',
+    '{"meta": {"text": "inner", "start": 1, "end": 2}, "pred_text": "outer", "duration": 1}',
+    '{"text": "\\ud83d\\ude00 \\u00e9 \\" \\\\", "duration": 1}', '{"text": "raw \u2028 \x85 separators", "duration": 1}',
+    '  {"text": "spaced", "duration": 1}\t', '{"ключ": "значение", "text": "key", "duration": 0.5}',
+    '{"text": "[S01]tagged", "duration": 0}', '{"text": "", "duration": 0}', '{"from": 0, "text": "from alone"}',
+]
+BAD_MANIFEST_LINES = [
+    '{"duration": 1, "offset": "3", "text": "bad offset"}', '{"duration": "1.5", "text": "a string"}',
+    '{"duration": true, "text": "a bool"}', '{"duration": 1e400, "text": "inf"}', '{"duration": 1, "text": null}',
+    '{"start": 0, "end": 1, "text": "a segment line"}', '{"from": 0, "to": 1, "text": "from/to"}', '[1, 2]',
+    '{"text": "broken"', '{"duration": 1, "text": "\x0b"}', '{"sentence": "se", "transcript": 3, "duration": 1}',
+]
+SEGMENT_LINES = [
+    '{"start": 0, "end": 1, "text": "a"}', '{"start": 0.5, "end": 1.5, "text": "[S02]tag", "speaker": "X"}',
+    '{"start_ms": 100, "end_ms": 2000, "text": "ms"}', '{"start": 0, "end": 1}',
+    '{"id": 7, "start": 0, "end": 1, "text": "id", "speaker": 3}', '{"begin": 0, "end": 1, "transcript": "b"}',
+    '{"start": 0, "end": 1, "text": "x", "words": [{"start": 0, "end": 1, "word": "x"}]}',
+    '{"start": 0, "end": 1, "text": "raw \u2029 \x85"}',
+]
+BAD_SEGMENT_LINES = ['{"start": 2, "end": 1, "text": "backwards"}', '{"start": "0", "end": 1, "text": "a string"}',
+                     '{"start": 0, "end": 1, "text": 3}', '{"text": "a manifest line", "duration": 1}']
+LINE_ENDS = ["\n", "\r\n", "\r", "\n\n", " \n", "\n  \n", "\u2028\n"]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.sampled_from(["manifest", "jsonl"]), st.data())
+def test_json_lines_read_alike_at_every_seam(tmp_path_factory, shape, data):
+    """Whole, in pieces, in batches and blocks of a few lines, and line by line (no
+    column batch): the same transcript or the same error."""
+    pool, bad = (MANIFEST_LINES, BAD_MANIFEST_LINES) if shape == "manifest" else (SEGMENT_LINES, BAD_SEGMENT_LINES)
+    rows = pool[:1] * data.draw(st.integers(0, 4)) + data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=10))
+    if data.draw(st.integers(0, 3)) == 0:  # a line that fails, anywhere
+        rows.insert(data.draw(st.integers(0, len(rows))), data.draw(st.sampled_from(bad)))
+    ends = data.draw(st.lists(st.sampled_from(LINE_ENDS), min_size=len(rows), max_size=len(rows)))
+    text = "\ufeff" * data.draw(st.integers(0, 1)) + "".join(r + e for r, e in zip(rows, ends))
+    path = tmp_path_factory.mktemp("jl") / data.draw(st.sampled_from(["a.jsonl", "a.json", "a.txt"]))
+    path.write_text(text if data.draw(st.booleans()) else text.rstrip(), encoding="utf-8")
+    block = data.draw(st.integers(1, 4))
+    format = data.draw(st.sampled_from([None, shape]))
+    whole = _alike(path, format, [(jsonfmt.PackedItems, "BLOCK", block), (jsonl_columns, "BLOCK", block),
+                                  (jsonl_columns, "BATCH", 2 * block)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(jsonl, "manifest_rows", lambda lines: None)  # the simplest path: line by line
+        assert _outcome(read(path, False, format)) == _outcome(whole)
+
+
+def _outcome(transcript):
+    if isinstance(transcript, str):
+        return transcript
+    return transcript.format, transcript.meta, list(transcript), [s.extra for s in transcript], written(transcript)
