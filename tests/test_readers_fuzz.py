@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from degen import io
 from degen.errors import FormatError
-from degen.formats import dumps, jsonfmt, jsonl, jsonl_columns, jsonstream, loads, sniff, streamed
+from degen.formats import dumps, jsonfmt, jsonl, jsonl_columns, jsonstream, loads, sniff, streamed, subtitle_columns
 from degen.formats.lines import split_lines
 
 
@@ -301,3 +301,35 @@ def _outcome(transcript):
     if isinstance(transcript, str):
         return transcript
     return transcript.format, transcript.meta, list(transcript), [s.extra for s in transcript], written(transcript)
+
+
+CUE_IDS = ["1", "2", "", "007", "cue-id", "١", "99999999999999999999"]
+CUE_TIMES = ["00:00:01,000 --> 00:00:02,500", "00:00:01.000 --> 00:00:02.500", "00:01.000 --> 00:02.500",
+             "100:00:01,000 --> 100:00:02,000", "0100:00:01,000 --> 0100:00:02,000", "1:02:03,4 --> 1:02:04,56",
+             "00:00:01,000-->00:00:02,000", "00:00:01.000 --> 00:00:02.000 align:start position:10%",
+             " 00:00:01,000 --> 00:00:02,000", "00:00:01,000 --> 00:00:02,000 ", "٠٠:٠٠:٠١,٠٠٠ --> ٠٠:٠٠:٠٢,٠٠٠",
+             "59:59.000 --> 01:00:00.000", "00:00:03,000 --> 00:00:02,000", "00:61:00,000 --> 00:62:00,000"]
+CUE_BODIES = ["hello", "[S01] tagged", "<v Ann>voice</v>", "<v.loud Bob Smith>v2", "Ann: named", "Note: x",
+              "two\nlines", "a --> b", "<i>styled</i>", "的的的", "wait\x85what", "[S01]", "Ann: ", "1"]
+OTHER_BLOCKS = ["NOTE a note", "NOTE\nmulti\nline", "STYLE\n::cue { color: red }", "REGION\nid:r", "stray text"]
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(st.booleans(), st.data())
+def test_subtitles_read_alike_at_every_seam(tmp_path_factory, vtt, data):
+    """SRT and WebVTT read whole and in pieces, texts packed a few at a time: the same
+    transcript, columns, bytes written back, and error."""
+    blocks = ["WEBVTT" + data.draw(st.sampled_from(["", " - title", "\nKind: captions"]))] if vtt else []
+    for i in range(data.draw(st.integers(1, 8))):
+        if data.draw(st.integers(0, 7)) == 0:
+            blocks.append(data.draw(st.sampled_from(OTHER_BLOCKS)))
+            continue
+        ident = data.draw(st.sampled_from(CUE_IDS)) if data.draw(st.integers(0, 3)) == 0 else str(i + 1)
+        timing = data.draw(st.sampled_from(CUE_TIMES[:3] * 6 + CUE_TIMES))
+        blocks.append("\n".join(x for x in (ident, timing, data.draw(st.sampled_from(CUE_BODIES))) if x))
+    end = data.draw(st.sampled_from(["\n"] * 4 + ["\r\n", "\r"]))
+    text = "".join(b + "\n" * data.draw(st.integers(1, 3)) for b in blocks).replace("\n", end)
+    path = tmp_path_factory.mktemp("sub") / data.draw(st.sampled_from(["a.vtt" if vtt else "a.srt", "a.txt"]))
+    path.write_text(("\ufeff" if data.draw(st.integers(0, 4)) == 0 else "") + text, encoding="utf-8")
+    _alike(path, data.draw(st.sampled_from([None, "vtt" if vtt else "srt"])),
+           [(subtitle_columns, "CHUNK", data.draw(st.integers(1, 4)))])
