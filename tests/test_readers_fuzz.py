@@ -4,6 +4,7 @@ written back, and the same one-line error. Here the size constants are made smal
 every seam (piece, batch, block, chunk) falls inside the cases."""
 
 import json
+import random
 import re
 from pathlib import Path
 
@@ -23,7 +24,6 @@ def read(path: Path, fast: bool, format=None):
         mp.setattr(streamed, "STREAMED_BYTES", 0 if fast else 1 << 62)
         mp.setattr(streamed, "PIECE", 13)
         mp.setattr(io, "STREAMED_JSON_BYTES", 0 if fast else 1 << 62)
-        mp.setattr(jsonstream, "SCAN_BLOCK", 5)
         return io.read_transcript(path, format)
     except FormatError as exc:
         return f"error: {exc}"
@@ -333,3 +333,47 @@ def test_subtitles_read_alike_at_every_seam(tmp_path_factory, vtt, data):
     path.write_text(("\ufeff" if data.draw(st.integers(0, 4)) == 0 else "") + text, encoding="utf-8")
     _alike(path, data.draw(st.sampled_from([None, "vtt" if vtt else "srt"])),
            [(subtitle_columns, "CHUNK", data.draw(st.integers(1, 4)))])
+
+
+_PIECES = ['a', '"', '\\', '\\\\', '\\"', '}', ']', ',', ':', '{', '[', ' ', '的', '\n', '\u2028', '[S01]', 'text']
+_STRINGS = st.lists(st.sampled_from(_PIECES), max_size=5).map("".join)
+_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-5, 10 ** 6), st.floats(-1, 1e6), _STRINGS),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_STRINGS, inner, max_size=3),
+                       max_leaves=5)
+SPACES = ["", " ", "\n", "\r\n", "\t"]
+
+
+def _json_text(value, rng) -> str:
+    """``value`` as JSON with whitespace chosen by ``rng`` between its tokens."""
+    space = lambda: rng.choice(SPACES)  # noqa: E731
+    if isinstance(value, dict):
+        members = (json.dumps(k) + space() + ":" + space() + _json_text(v, rng) for k, v in value.items())
+        return "{" + space() + ("," + space()).join(members) + space() + "}"
+    if isinstance(value, list):
+        return "[" + space() + ("," + space()).join(_json_text(v, rng) for v in value) + space() + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.data())
+def test_verbose_json_reads_alike_in_pieces(tmp_path_factory, data):
+    """A verbose_json document read whole and from its skeleton in blocks of a few bytes
+    (escapes, strings and whitespace across them; items packed a few a block): the same
+    transcript, columns, bytes written back and error."""
+    texts = data.draw(st.lists(_STRINGS, max_size=7))
+    items = [{"id": i, "start": float(i), "end": i + 0.5, "text": f"[S0{1 + i % 2}]{t}", "x": data.draw(_VALUES)}
+             for i, t in enumerate(texts)]
+    if items and data.draw(st.integers(0, 3)) == 0:
+        items[data.draw(st.integers(0, len(items) - 1))] = data.draw(_VALUES)
+    markup = "".join(f"[{i}.0]{t}[{i}.5]" for i, t in enumerate(f"[S01]{t}" for t in texts)) or "[0.0][S01]only"
+    members = [("text", markup), ("segments", items)] + data.draw(st.lists(st.tuples(_STRINGS, _VALUES), max_size=3))
+    members = data.draw(st.permutations(members))
+    rng = random.Random(data.draw(st.integers(0, 1 << 16)))
+    if len({k for k, _ in members}) == len(members):
+        raw = _json_text(dict(members), rng)
+    else:  # a key given twice: written twice
+        raw = "{" + ",".join(json.dumps(k) + ":" + _json_text(v, rng) for k, v in members) + "}"
+    path = tmp_path_factory.mktemp("vj") / "a.json"
+    path.write_text(rng.choice(SPACES) + raw + rng.choice(SPACES), encoding="utf-8")
+    _alike(path, None, [(jsonstream, "SCAN_BLOCK", data.draw(st.sampled_from([3, 7, 16, 64, 1 << 20]))),
+                        (jsonfmt.PackedItems, "BLOCK", data.draw(st.integers(1, 4)))])
