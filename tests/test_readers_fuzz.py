@@ -377,3 +377,17 @@ def test_verbose_json_reads_alike_in_pieces(tmp_path_factory, data):
     path.write_text(rng.choice(SPACES) + raw + rng.choice(SPACES), encoding="utf-8")
     _alike(path, None, [(jsonstream, "SCAN_BLOCK", data.draw(st.sampled_from([3, 7, 16, 64, 1 << 20]))),
                         (jsonfmt.PackedItems, "BLOCK", data.draw(st.integers(1, 4)))])
+
+
+@pytest.mark.parametrize("first", [
+    '{"audio_filepath": "C:\\\\data\\\\utt_1.wav", "duration": 1.5, "text": "第一"}',  # a Windows path: no \\u escape
+    '{"audio_filepath": "a.wav", "duration": 1.5, "text": "第一 \\u00e9"}',  # raw characters beside an escape
+])
+def test_a_manifest_is_not_written_escaped_for_a_backslash_before_u(tmp_path, first):
+    """``\\\\u`` (an escaped backslash, then u) or a raw non-ASCII character beside an
+    escape made the writer escape every non-ASCII character of the file."""
+    text = first + "\n" + '{"audio_filepath": "b.wav", "duration": 2.0, "text": "第二"}\n'
+    path = tmp_path / "m.jsonl"
+    path.write_text(text, encoding="utf-8")
+    whole = same(path)
+    assert dumps(whole).splitlines()[1] == text.splitlines()[1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from itertools import repeat
 
 import orjson
@@ -84,11 +85,16 @@ def shape_of(item: dict) -> str:
                       where="line 1", hint="expected one segment or one utterance (NeMo manifest) a line")
 
 
+# A \u escape: after an even run of backslashes (``\\u`` is an escaped backslash, then u).
+_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[0-9a-fA-F]{4}")
+
+
 def _style(text: str) -> dict:
     head = text.lstrip() if text[:1].isspace() else text  # no copy of a whole file that starts at once
     end = head.find("\n")
     first = head if end < 0 else head[:end]
-    style = {"spaced": '": ' in first, "ascii": "\\u" in first}
+    # Escaped to ASCII: the first line holds a \u escape and no raw non-ASCII character.
+    style = {"spaced": '": ' in first, "ascii": first.isascii() and _ESCAPE.search(first) is not None}
     if first.endswith("\r"):  # written back with the line ends it had
         style["newline"] = "\r\n"
     return style
