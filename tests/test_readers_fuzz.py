@@ -391,3 +391,19 @@ def test_a_manifest_is_not_written_escaped_for_a_backslash_before_u(tmp_path, fi
     path.write_text(text, encoding="utf-8")
     whole = same(path)
     assert dumps(whole).splitlines()[1] == text.splitlines()[1]
+
+
+TEAMS_VTT = ("WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n<v John Doe>Hello everyone.</v>\n\n"
+             "00:00:02.000 --> 00:00:04.500\n<v Ann Lee>Thanks, John.</v>\n")
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_closed_voice_spans_are_written_back_closed(tmp_path, crlf):
+    """WebVTT voice spans (<v Name>text</v>, as meeting tools write every cue) lost their
+    closing tag on writing back: every cue of a fixed file changed."""
+    text = TEAMS_VTT.replace("\n", "\r\n") if crlf else TEAMS_VTT
+    path = tmp_path / "a.vtt"
+    path.write_bytes(text.encode())
+    whole = same(path)
+    assert [(s.speaker, s.text) for s in whole] == [("John Doe", "Hello everyone."), ("Ann Lee", "Thanks, John.")]
+    assert dumps(whole) == text

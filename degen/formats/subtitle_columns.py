@@ -98,7 +98,7 @@ class _Cues:
         speakers = self._split_speakers(style)
         columns = Columns(self.texts, speakers, np.frombuffer(self.starts, dtype=np.float64),
                           np.frombuffer(self.ends, dtype=np.float64), np.ones(len(self.texts), dtype=bool))
-        meta = {"speaker_style": style}
+        meta = self.style.meta()
         if self.vtt:
             meta["header"] = header
         if trailer:

@@ -118,30 +118,30 @@ def _cue(first: int, lines: list[str], vtt: bool):
     return Span(start, end), "\n".join(lines[time_at + 1:]), extra
 
 
-def _speaker_style(bodies) -> str | None:
-    """How the cues mark their speaker: 'tag', 'voice', 'name' (most cues) or None."""
-    count = _StyleCount()
-    for body in bodies:
-        count.add(body)
-    return count.style()
-
-
 class _StyleCount:
     """What decides the speaker style, counted cue by cue."""
 
     def __init__(self):
         self.tags = self.voices = False
-        self.named = self.total = 0
+        self.named = self.total = self.closed_voices = 0
 
     def add(self, body: str) -> None:
         self.total += 1
         self.named += _NAME.match(body) is not None
         self.tags = self.tags or _TAG.match(body) is not None
         self.voices = self.voices or _VOICE.match(body) is not None
+        self.closed_voices += body.endswith("</v>")
 
     def style(self) -> str | None:
+        """How the cues mark their speaker: 'tag', 'voice', 'name' (most cues) or None."""
         return "tag" if self.tags else "voice" if self.voices else \
             "name" if self.total and self.named * 2 > self.total else None
+
+    def meta(self) -> dict:
+        """The speaker style, and whether most voice spans are closed (``</v>``, written back so)."""
+        style = self.style()
+        closed = style == "voice" and self.closed_voices * 2 > self.total
+        return {"speaker_style": style, **({"voice_end": True} if closed else {})}
 
 
 def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]:
@@ -154,14 +154,18 @@ def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]
     return speaker, text
 
 
-def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
-    style = _speaker_style(body for _, body, _ in cues)
+def _split_speakers(cues: list) -> tuple[list[Segment], dict]:
+    """The cues' segments, and the meta saying how they mark their speakers."""
+    count = _StyleCount()
+    for _, body, _ in cues:
+        count.add(body)
+    style = count.style()
     pattern = _PATTERNS.get(style)
     segments = []
     for span, body, extra in cues:
         speaker, text = _speaker_of(body, pattern, style)
         segments.append(Segment(span, speaker, text, True, extra))
-    return segments, style
+    return segments, count.meta()
 
 
 _PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
@@ -175,16 +179,16 @@ def newline_meta(text: str) -> dict:
 
 
 def loads_srt(text: str) -> Transcript:
-    segments, style = _split_speakers(list(_cues(text, vtt=False)))
-    return Transcript(tuple(segments), "srt", {"speaker_style": style, **newline_meta(text)})
+    segments, meta = _split_speakers(list(_cues(text, vtt=False)))
+    return Transcript(tuple(segments), "srt", {**meta, **newline_meta(text)})
 
 
 def loads_vtt(text: str) -> Transcript:
     if not looks_like_vtt(text):
         raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
     header, trailer = [], []
-    segments, style = _split_speakers(list(_cues(text, vtt=True, header=header, trailer=trailer)))
-    meta = {"speaker_style": style, "header": (header or ["WEBVTT"])[0], **newline_meta(text)}
+    segments, meta = _split_speakers(list(_cues(text, vtt=True, header=header, trailer=trailer)))
+    meta = {**meta, "header": (header or ["WEBVTT"])[0], **newline_meta(text)}
     if trailer:
         meta["trailer"] = trailer
     return Transcript(tuple(segments), "vtt", meta)
@@ -197,11 +201,11 @@ def _stamp(seconds: float, sep: str) -> str:
     return f"{hours:02d}:{minutes:02d}:{rest // 1000:02d}{sep}{rest % 1000:03d}"
 
 
-def _body(seg: Segment, style: str | None) -> str:
+def _body(seg: Segment, style: str | None, voice_end: bool = False) -> str:
     if seg.speaker is None:
         return seg.text
     if style == "voice":
-        return f"<v {seg.speaker}>{seg.text}"
+        return f"<v {seg.speaker}>{seg.text}" + ("</v>" if voice_end else "")
     if style == "name":
         return f"{seg.speaker}: {seg.text}"
     return f"[{seg.speaker}] {seg.text}"
@@ -218,7 +222,7 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
         ident = str(first + index - 1) if number else seg.extra.get("id", "")
         timing = seg.extra["timing"] if seg.extra.get("raw_span") == span else \
             f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
-        body = _body(seg, style).strip("\n") or " "
+        body = _body(seg, style, transcript.meta.get("voice_end", False)).strip("\n") or " "
         blocks.extend(seg.extra.get("before", ()))
         blocks.append("\n".join(part for part in (ident, timing, body) if part))
     return blocks + list(transcript.meta.get("trailer", ()))
