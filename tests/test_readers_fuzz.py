@@ -253,7 +253,8 @@ MANIFEST_LINES = [  # lines that read
     '{"duration": 1, "speaker": [1, "x"], "text": "l"}', '{"te\\u0078t": "escaped key", "duration": 1}',
     '{"text": "a", "text": "duplicate", "duration": 1}', '{"sentence": "se", "transcript": "tr", "duration": 1}',
     '{"meta": {"text": "inner", "start": 1, "end": 2}, "pred_text": "outer", "duration": 1}',
-    '{"text": "\\ud83d\\ude00 \\u00e9 \\" \\\\", "duration": 1}', '{"text": "raw \u2028 \x85 separators", "duration": 1}',
+    '{"text": "\\ud83d\\ude00 \\u00e9 \\" \\\\", "duration": 1}',
+    '{"text": "raw \u2028 \x85 separators", "duration": 1}',
     '  {"text": "spaced", "duration": 1}\t', '{"ключ": "значение", "text": "key", "duration": 0.5}',
     '{"text": "[S01]tagged", "duration": 0}', '{"text": "", "duration": 0}', '{"from": 0, "text": "from alone"}',
 ]
