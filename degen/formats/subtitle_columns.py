@@ -21,8 +21,7 @@ import numpy as np
 
 from ..model import Columns, Packed, Segment, Span, Transcript
 from .lines import split_lines
-from .subtitles import (_PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header,
-                        with_blocks_before)
+from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
 # leading zero, two-digit minutes and seconds (the reader refuses minutes or seconds over
@@ -40,12 +39,17 @@ def read(pieces: Iterable[str], vtt: bool, newline: dict | None = None) -> Trans
     """The transcript of the subtitle text given as ``pieces``, each ending at a line end
     (the pieces joined are the file's text), whose first line ends as ``newline`` says
     (``subtitles.newline_meta`` of it). Raises what ``loads_srt`` would raise."""
-    cues, header, trailer = _Cues(vtt), [], []
+    cues, header, before = _Cues(vtt), [], []
     blocks = _blocks(pieces)
-    found = ((_cue(first, lines, vtt), lines) for first, lines in (split_header(blocks, header) if vtt else blocks))
-    for cue in with_blocks_before(found, trailer):
+    for first, lines in split_header(blocks, header) if vtt else blocks:
+        cue = _cue(first, lines, vtt)
+        if cue is None:  # kept as subtitles.with_blocks_before keeps it (a loop of its own here: no generator a cue)
+            before.append("\n".join(lines))
+            continue
+        if before:
+            cue[2]["before"], before = before, []
         cues.add(*cue)
-    return cues.transcript((header or ["WEBVTT"])[0], trailer, newline or {})
+    return cues.transcript((header or ["WEBVTT"])[0], before, newline or {})
 
 
 def _blocks(pieces: Iterable[str]):
