@@ -34,7 +34,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # whisper.cpp --print-colors: token confi
 
 def looks_like(text: str) -> bool:
     """True when the first line that opens with a time stamp is a console cue."""
-    for line in text.splitlines()[:2000]:
+    for line in lines.split_lines(text)[:2000]:
         head = line.lstrip().lstrip("[")
         if head[:1].isdigit():
             return bool(_LOOSE.match(line) or _BARE.match(line))

@@ -225,12 +225,12 @@ class PackedItems:
         """One block of items serialised (and zlib-compressed if asked). Copied to an
         exact-size bytes: orjson's result keeps its growing buffer's spare room (about
         2.4 times the text here), and the copy lets that go at once."""
-        if compress:
-            return zlib.compress(orjson.dumps(block), 1)
         # Written inside one more list, whose brackets are cut off (orjson writes no
         # spaces, so the bytes are the block's own): the items sit as deep as in
-        # {"segments": [...]}, so a block that packs is a segment list that writes back.
-        return bytes(memoryview(orjson.dumps([block]))[1:-1])
+        # {"segments": [...]}, so a block that packs is a segment list that writes back
+        # (compressed too: the streamed reader's items are checked by this alone).
+        data = memoryview(orjson.dumps([block]))[1:-1]
+        return zlib.compress(data, 1) if compress else bytes(data)
 
     @classmethod
     def from_blocks(cls, blocks: list[bytes], size: int, compressed: bool = False) -> "PackedItems":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from itertools import repeat
 
 import orjson
@@ -22,6 +23,7 @@ import orjson
 from ..errors import FormatError
 from ..model import Columns, Segment, Span, Transcript
 from . import jsonfmt
+from .lines import split_lines
 from .timecode import MAX_SECONDS, check_seconds
 
 MANIFEST_TEXT_KEYS = ("pred_text", "text", "transcript", "sentence")
@@ -29,7 +31,7 @@ MANIFEST_TEXT_KEYS = ("pred_text", "text", "transcript", "sentence")
 
 def _objects(text: str):
     """(line number, object) for each non-blank line; a FormatError naming the bad line."""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(split_lines(text), 1):
         if line.strip():
             yield number, parse_line(line, number)
 
@@ -60,14 +62,16 @@ def _openers(line: str | bytes) -> int:
     return line.count(b"[") + line.count(b"{")
 
 
-def looks_like(text: str) -> bool:
+def looks_like(text: str, rows: int = 2) -> bool:
     """True when the first non-blank line is a JSON object on its own and more lines follow
-    (a bad later line is then named by the reader, not reported as trailing content)."""
-    rows = [line for line in text.splitlines()[:50] if line.strip()]
-    if len(rows) < 2:
+    (a bad later line is then named by the reader, not reported as trailing content);
+    ``rows``: the non-blank lines wanted among the first 50 (1 for a file named .jsonl).
+    The first line is read whole, however long (a manifest line may hold an hour's text)."""
+    found = [line for line in _leading_lines(text, rows)[:50] if line.strip()]
+    if len(found) < rows:
         return False
     try:
-        return isinstance(jsonfmt.parse_json(rows[0]), dict)
+        return isinstance(jsonfmt.parse_json(found[0]), dict)
     except FormatError:
         return False
 
@@ -81,11 +85,19 @@ def shape_of(item: dict) -> str:
                       where="line 1", hint="expected one segment or one utterance (NeMo manifest) a line")
 
 
+# A \u escape: after an even run of backslashes (``\\u`` is an escaped backslash, then u).
+_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[0-9a-fA-F]{4}")
+
+
 def _style(text: str) -> dict:
     head = text.lstrip() if text[:1].isspace() else text  # no copy of a whole file that starts at once
     end = head.find("\n")
     first = head if end < 0 else head[:end]
-    return {"spaced": '": ' in first, "ascii": "\\u" in first}
+    # Escaped to ASCII: the first line holds a \u escape and no raw non-ASCII character.
+    style = {"spaced": '": ' in first, "ascii": first.isascii() and _ESCAPE.search(first) is not None}
+    if first.endswith("\r"):  # written back with the line ends it had
+        style["newline"] = "\r\n"
+    return style
 
 
 def sniff(text: str) -> str:
@@ -96,16 +108,16 @@ def sniff(text: str) -> str:
     raise FormatError("the transcript is empty")
 
 
-def _leading_lines(text: str, size: int = 1 << 16) -> list[str]:
-    """The first lines of ``text`` as ``str.splitlines`` splits it, at least one of them
-    not blank when the text has one, without splitting the whole text: a head's lines
-    but its last (which may go on past the head) are the text's own."""
+def _leading_lines(text: str, wanted: int = 1, size: int = 1 << 16) -> list[str]:
+    """The first lines of ``text`` as ``split_lines`` splits it, at least ``wanted`` of
+    them not blank when the text has as many, without splitting the whole text: a head's
+    lines but its last (which may go on past the head) are the text's own."""
     while size < len(text):
-        lines = text[:size].splitlines()[:-1]
-        if any(line.strip() for line in lines):
+        lines = split_lines(text[:size])[:-1]
+        if sum(1 for line in lines if line.strip()) >= wanted:
             return lines
         size *= 4
-    return text.splitlines()
+    return split_lines(text)
 
 
 def text_key(item: dict) -> str | None:
@@ -166,7 +178,7 @@ _MISSING = object()  # a key the object does not hold (a JSON null is None)
 def _manifest_columns(text: str) -> Transcript | None:
     """A manifest's transcript as columns, equal to what the line-by-line reader makes;
     None when it must read the lines one by one (see ``manifest_rows``)."""
-    found = manifest_rows([line for line in text.splitlines() if line.strip()])
+    found = manifest_rows([line for line in split_lines(text) if line.strip()])
     if found is None:
         return None
     items, (texts, speakers, starts, ends) = found
@@ -315,5 +327,6 @@ def dumps(transcript: Transcript) -> str:
     else:
         layout = transcript.meta.get("layout") or jsonfmt.layout([])
         items = (jsonfmt.dump_item(s, i, layout, False) for i, s in enumerate(transcript.segments))
-    return "".join(json.dumps(item, ensure_ascii=style.get("ascii", False), separators=separators) + "\n"
+    newline = style.get("newline", "\n")
+    return "".join(json.dumps(item, ensure_ascii=style.get("ascii", False), separators=separators) + newline
                    for item in items)

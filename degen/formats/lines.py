@@ -11,10 +11,27 @@ from __future__ import annotations
 from typing import Iterable
 
 
+# Where str.splitlines ends a line and a file of lines does not: form feeds, separators,
+# U+0085, U+2028, U+2029 (a JSON string may hold the last three raw: json.dumps(...,
+# ensure_ascii=False) writes them so; U+0085 is a Windows-1252 ellipsis read as Latin-1).
+_NOT_LINE_ENDS = ("\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text`` ended by LF, CRLF or a lone CR only (``str.splitlines``,
+    when the text holds no other line end it knows: the quick common case)."""
+    if not any(end in text for end in _NOT_LINE_ENDS):
+        return text.splitlines()
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[-1] == "":  # a final line end: no line after it
+        lines.pop()
+    return lines
+
+
 def split(text: str) -> tuple[list[str], dict]:
     """The lines of ``text`` and the meta that writes them back alike (newline, final newline)."""
     newline = "\r\n" if "\r\n" in text[:65536] else "\n"
-    return text.splitlines(), {"newline": newline, "final_newline": text.endswith(("\n", "\r"))}
+    return split_lines(text), {"newline": newline, "final_newline": text.endswith(("\n", "\r"))}
 
 
 def join(lines: Iterable[str], meta: dict) -> str:

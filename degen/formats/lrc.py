@@ -28,7 +28,7 @@ _TAG = re.compile(r"^\s*\[([A-Za-z#]+)\s*:(.*)\]\s*$")
 
 def looks_like(text: str) -> bool:
     """True when the first line that opens with a time stamp is an LRC line."""
-    for line in text.splitlines()[:2000]:
+    for line in lines.split_lines(text)[:2000]:
         head = line.lstrip()
         if head.startswith("[") and head[1:2].isdigit():
             return bool(_TIMED.match(line))

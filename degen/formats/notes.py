@@ -53,7 +53,7 @@ def _headers(rows: list[str]) -> tuple[list[int], re.Pattern]:
 
 def looks_like(text: str) -> bool:
     """Two or more markdown headers that open with a time, or bare time lines in order."""
-    return len(_headers(text.splitlines()[:4000])[0]) >= 2
+    return len(_headers(lines.split_lines(text)[:4000])[0]) >= 2
 
 
 def loads(text: str) -> Transcript:

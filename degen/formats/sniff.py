@@ -120,8 +120,7 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
     if moss.OPENING.match(head):  # the common case, and never JSON: no parse attempt
         return registry["moss"].loads(text)
     if head[0] in "{[":
-        first = head[:65536]
-        if extension in (".jsonl", ".ndjson") and jsonl.looks_like(first + "\n" + first):  # a one-line JSON Lines
+        if extension in (".jsonl", ".ndjson") and jsonl.looks_like(head, rows=1):  # a one-line JSON Lines
             return registry[jsonl.sniff(text)].loads(text)
         try:
             return jsonfmt.from_doc(jsonfmt.parse_json(text))
@@ -129,7 +128,7 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
             if "invalid JSON" not in exc.detail:
                 raise
             error = exc
-        if jsonl.looks_like(head[:65536]):
+        if jsonl.looks_like(head):
             return registry[jsonl.sniff(text)].loads(text)
         printed = jsonfmt.from_python(text) if _PYTHONISH.match(head) else None
         if printed is not None:
@@ -149,7 +148,7 @@ def sniff(text: str, extension: str = "") -> str:
         try:
             doc = jsonfmt.parse_json(text)
         except FormatError as exc:
-            if jsonl.looks_like(head[:65536]):
+            if jsonl.looks_like(head):
                 return jsonl.sniff(text)
             printed = jsonfmt.from_python(text) if _PYTHONISH.match(head) else None
             if printed is not None:

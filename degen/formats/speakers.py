@@ -111,7 +111,7 @@ def _turns(rows: list[str], least: int = 2, trust: bool = False):
 
 
 def looks_like(text: str) -> bool:
-    return bool(_turns(text.splitlines()[:400]))
+    return bool(_turns(lines.split_lines(text)[:400]))
 
 
 def loads(text: str, sniffed: bool = False) -> Transcript:

@@ -26,20 +26,11 @@ PIECE = 1 << 22  # bytes read at a time (cut after the last newline in them)
 SAMPLE = 1 << 20  # bytes sniffed (sniffing looks at 64 KiB past the leading blanks)
 LINE_FORMATS = ("srt", "vtt", "jsonl", "manifest")
 _UTF8_BOM = b"\xef\xbb\xbf"
-# Line ends that str.splitlines knows and a split at b"\n" does not (a lone CR, form feeds,
-# separators, NEL, U+2028/9): where a piece holds one, its lines are split as text.
-# Looked for one by one, each first by its leading byte (a memchr: 20 GB/s, where a
-# search for several bytes reads about 1.2 GB/s), and lone CRs counted: a regex of the
-# alternatives read about 90 MB/s, half a 40 MB manifest's reading time.
-_ODD_BREAKS = ((b"\x0b", b"\x0b"), (b"\x0c", b"\x0c"), (b"\x1c", b"\x1c"), (b"\x1d", b"\x1d"),
-               (b"\x1e", b"\x1e"), (b"\xc2", b"\xc2\x85"), (b"\xe2", b"\xe2\x80\xa8"), (b"\xe2", b"\xe2\x80\xa9"))
 
 
 def _odd_break(piece: bytes) -> bool:
-    """Whether ``piece`` holds a line end other than LF and CRLF."""
-    if any(lead in piece and odd in piece for lead, odd in _ODD_BREAKS):
-        return True
-    # Each CRLF holds one CR: any other CR is a lone one.
+    """Whether ``piece`` holds a line end other than LF and CRLF: a lone CR (each CRLF
+    holds one CR: any other CR is a lone one)."""
     return b"\r" in piece and piece.count(b"\r") != piece.count(b"\r\n")
 
 
@@ -65,7 +56,8 @@ def read_file(path, format: str | None = None, extension: str = "") -> Transcrip
                 return None
             pieces = _pieces(handle)
             if name in ("srt", "vtt"):
-                return subtitle_columns.read((piece.decode("utf-8") for piece in pieces), vtt=name == "vtt")
+                return subtitle_columns.read((piece.decode("utf-8") for piece in pieces), vtt=name == "vtt",
+                                             newline=subtitles.newline_meta(text))
             return jsonl_columns.read(numbered_lines(pieces), name, jsonl._style(text))
         except (FormatError, UnicodeDecodeError):
             return None
@@ -92,11 +84,13 @@ def _pieces(handle: BinaryIO) -> Iterator[bytes]:
 
 def numbered_lines(pieces) -> Iterator[tuple[int, bytes]]:
     """(line number, line) for every line of the pieces joined, numbered and split as
-    ``str.splitlines`` splits the decoded text (a line keeps no line end)."""
+    ``lines.split_lines`` splits the decoded text (a line keeps no line end)."""
     number = 0
     for piece in pieces:
         if _odd_break(piece):
-            lines = [line.encode("utf-8") for line in piece.decode("utf-8").splitlines()]
+            lines = piece.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n")
+            if lines[-1] == b"":
+                lines.pop()
         else:
             lines = piece.split(b"\n")
             if lines[-1] == b"":  # the piece ended with a newline: no line after it
@@ -115,5 +109,5 @@ def _sniffed(text: str, extension: str, complete: bool) -> str | None:
     if not head or (len(head) < 65536 and not complete) or moss.OPENING.match(head):
         return None
     if head[0] in "{[":  # JSON Lines only: several lines, the first an object (no JSON document then)
-        return jsonl.sniff(head[:65536]) if jsonl.looks_like(head[:65536]) else None
+        return jsonl.sniff(head) if jsonl.looks_like(head) else None  # head: whole lines
     return _sniff_text(head[:65536], extension)

@@ -20,7 +20,8 @@ from typing import Iterable
 import numpy as np
 
 from ..model import Columns, Packed, Segment, Span, Transcript
-from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp
+from .lines import split_lines
+from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
 # leading zero, two-digit minutes and seconds (the reader refuses minutes or seconds over
@@ -34,24 +35,27 @@ FULL, SHORT, AS_READ = 0, 1, 2  # how a cue's timing line was written
 CHUNK = 1 << 16  # cue texts packed at a time (model.Packed: a str object per text would outweigh the file)
 
 
-def read(pieces: Iterable[str], vtt: bool) -> Transcript:
+def read(pieces: Iterable[str], vtt: bool, newline: dict | None = None) -> Transcript:
     """The transcript of the subtitle text given as ``pieces``, each ending at a line end
-    (the pieces joined are the file's text). Raises what ``loads_srt`` would raise."""
-    cues = _Cues(vtt)
-    header = None
-    for first, lines in _blocks(pieces):
-        if header is None:
-            header = "\n".join(lines)
+    (the pieces joined are the file's text), whose first line ends as ``newline`` says
+    (``subtitles.newline_meta`` of it). Raises what ``loads_srt`` would raise."""
+    cues, header, before = _Cues(vtt), [], []
+    blocks = _blocks(pieces)
+    for first, lines in split_header(blocks, header) if vtt else blocks:
         cue = _cue(first, lines, vtt)
-        if cue is not None:
-            cues.add(*cue)
-    return cues.transcript(header or "WEBVTT")
+        if cue is None:  # kept as subtitles.with_blocks_before keeps it (a loop of its own here: no generator a cue)
+            before.append("\n".join(lines))
+            continue
+        if before:
+            cue[2]["before"], before = before, []
+        cues.add(*cue)
+    return cues.transcript((header or ["WEBVTT"])[0], before, newline or {})
 
 
 def _blocks(pieces: Iterable[str]):
     """(first line number, lines) of each blank-line separated block, as
     ``subtitles._blocks`` gives them for the pieces joined."""
-    return _line_blocks(line for piece in pieces for line in piece.splitlines())
+    return _line_blocks(line for piece in pieces for line in split_lines(piece))
 
 
 class _Cues:
@@ -66,6 +70,7 @@ class _Cues:
         self.as_read: dict[int, tuple[str, str]] = {}  # timing line and settings, where no rule gives them back
         self.ids: dict[int, str] = {}  # cue numbers that do not count on from the first
         self.first_id = ""
+        self.before: dict[int, list[str]] = {}  # blocks that are no cue (WebVTT NOTE ...) before a cue
         self.style = _StyleCount()
 
     def add(self, span: Span, body: str, extra: dict) -> None:
@@ -74,6 +79,8 @@ class _Cues:
             self.first_id = extra["id"]
         if extra["id"] != _number(self.first_id, i):
             self.ids[i] = extra["id"]
+        if "before" in extra:
+            self.before[i] = extra["before"]
         timing = extra["timing"]
         form = FULL if _FULL[self.sep].fullmatch(timing) else SHORT if self.vtt and _SHORT.fullmatch(timing) \
             else AS_READ
@@ -88,16 +95,19 @@ class _Cues:
             self.texts.extend(self.pending)
             self.pending = []
 
-    def transcript(self, header: str) -> Transcript:
+    def transcript(self, header: str, trailer: list[str], newline: dict) -> Transcript:
         self.texts.extend(self.pending)
         self.pending = []
         style = self.style.style()
         speakers = self._split_speakers(style)
         columns = Columns(self.texts, speakers, np.frombuffer(self.starts, dtype=np.float64),
                           np.frombuffer(self.ends, dtype=np.float64), np.ones(len(self.texts), dtype=bool))
-        meta = {"speaker_style": style}
+        meta = self.style.meta()
         if self.vtt:
             meta["header"] = header
+        if trailer:
+            meta["trailer"] = trailer
+        meta.update(newline)
         return Transcript(format="vtt" if self.vtt else "srt", meta=meta, columns=columns, build=self._builder(columns))
 
     def _split_speakers(self, style: str | None) -> list[str | None]:
@@ -116,6 +126,7 @@ class _Cues:
     def _builder(self, columns: Columns):
         texts, speakers, starts, ends = columns.texts, columns.speakers, columns.starts, columns.ends
         forms, as_read, ids, first_id, sep = self.forms, self.as_read, self.ids, self.first_id, self.sep
+        before = self.before
 
         def build(i: int) -> Segment:
             start, end = float(starts[i]), float(ends[i])
@@ -126,6 +137,8 @@ class _Cues:
                 timing, settings = f"{_stamp(start, sep)[cut:]} --> {_stamp(end, sep)[cut:]}", ""
             extra = {"id": ids.get(i, _number(first_id, i)) if i else first_id, "settings": settings,
                      "timing": timing, "raw_span": Span(start, end)}
+            if i in before:
+                extra["before"] = before[i]
             return Segment(Span(start, end), speakers[i], texts[i], True, extra)
 
         return build

@@ -8,6 +8,7 @@ import regex
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
+from .lines import split_lines
 from .timecode import clock_seconds
 
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
@@ -38,7 +39,8 @@ def _seconds(groups: tuple, line_no: int) -> float:
 
 def _blocks(lines):
     """Yield (first line number, lines) for each blank-line separated block of ``lines``
-    (the text's lines, as ``str.splitlines`` gives them)."""
+    (the text's lines, as ``lines.split_lines`` gives them: a cue's text may hold a
+    U+0085 or U+2028, which ``str.splitlines`` would end a line at)."""
     block, first = [], 1
     for number, line in enumerate(lines, 1):
         if line.strip():
@@ -52,11 +54,41 @@ def _blocks(lines):
         yield first, block
 
 
-def _cues(text: str, vtt: bool):
-    for first, lines in _blocks(text.splitlines()):
-        cue = _cue(first, lines, vtt)
-        if cue is not None:
-            yield cue
+def _cues(text: str, vtt: bool, header: list | None = None, trailer: list | None = None):
+    blocks = _blocks(split_lines(text))
+    if vtt:
+        blocks = split_header(blocks, [] if header is None else header)
+    found = ((_cue(first, lines, vtt), lines) for first, lines in blocks)
+    return with_blocks_before(found, [] if trailer is None else trailer)
+
+
+def with_blocks_before(found, trailer: list):
+    """The cues of ``found`` ((cue or None, the block's lines)), each cue's extra holding
+    under "before" the blocks that are no cue (WebVTT NOTE, STYLE, REGION) between it and
+    the cue before, so that they are written back; those after the last cue go to ``trailer``."""
+    before = []
+    for cue, lines in found:
+        if cue is None:
+            before.append("\n".join(lines))
+            continue
+        if before:
+            cue[2]["before"], before = before, []
+        yield cue
+    trailer.extend(before)
+
+
+def split_header(blocks, header: list):
+    """WebVTT ``blocks`` with the header (the first block's lines, up to a timing line
+    that follows them without a blank line, as the WebVTT parser ends it) appended to
+    ``header`` and taken out: the cue under it, if any, is read once, without an id."""
+    for n, (first, lines) in enumerate(blocks):
+        if n == 0:
+            at = next((i for i, line in enumerate(lines) if i and "-->" in line), len(lines))
+            header.append("\n".join(lines[:at]))
+            first, lines = first + at, lines[at:]
+            if not lines:
+                continue
+        yield first, lines
 
 
 def _cue(first: int, lines: list[str], vtt: bool):
@@ -86,30 +118,30 @@ def _cue(first: int, lines: list[str], vtt: bool):
     return Span(start, end), "\n".join(lines[time_at + 1:]), extra
 
 
-def _speaker_style(bodies) -> str | None:
-    """How the cues mark their speaker: 'tag', 'voice', 'name' (most cues) or None."""
-    count = _StyleCount()
-    for body in bodies:
-        count.add(body)
-    return count.style()
-
-
 class _StyleCount:
     """What decides the speaker style, counted cue by cue."""
 
     def __init__(self):
         self.tags = self.voices = False
-        self.named = self.total = 0
+        self.named = self.total = self.closed_voices = 0
 
     def add(self, body: str) -> None:
         self.total += 1
         self.named += _NAME.match(body) is not None
         self.tags = self.tags or _TAG.match(body) is not None
         self.voices = self.voices or _VOICE.match(body) is not None
+        self.closed_voices += body.endswith("</v>")
 
     def style(self) -> str | None:
+        """How the cues mark their speaker: 'tag', 'voice', 'name' (most cues) or None."""
         return "tag" if self.tags else "voice" if self.voices else \
             "name" if self.total and self.named * 2 > self.total else None
+
+    def meta(self) -> dict:
+        """The speaker style, and whether most voice spans are closed (``</v>``, written back so)."""
+        style = self.style()
+        closed = style == "voice" and self.closed_voices * 2 > self.total
+        return {"speaker_style": style, **({"voice_end": True} if closed else {})}
 
 
 def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]:
@@ -122,30 +154,44 @@ def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]
     return speaker, text
 
 
-def _split_speakers(cues: list) -> tuple[list[Segment], str | None]:
-    style = _speaker_style(body for _, body, _ in cues)
+def _split_speakers(cues: list) -> tuple[list[Segment], dict]:
+    """The cues' segments, and the meta saying how they mark their speakers."""
+    count = _StyleCount()
+    for _, body, _ in cues:
+        count.add(body)
+    style = count.style()
     pattern = _PATTERNS.get(style)
     segments = []
     for span, body, extra in cues:
         speaker, text = _speaker_of(body, pattern, style)
         segments.append(Segment(span, speaker, text, True, extra))
-    return segments, style
+    return segments, count.meta()
 
 
 _PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
 
 
+def newline_meta(text: str) -> dict:
+    """``{"newline": "\\r\\n"}`` when the text's first line ends with CRLF (a file made
+    on Windows, written back alike), else nothing."""
+    end = text.find("\n")
+    return {"newline": "\r\n"} if end > 0 and text[end - 1] == "\r" else {}
+
+
 def loads_srt(text: str) -> Transcript:
-    segments, style = _split_speakers(list(_cues(text, vtt=False)))
-    return Transcript(tuple(segments), "srt", {"speaker_style": style})
+    segments, meta = _split_speakers(list(_cues(text, vtt=False)))
+    return Transcript(tuple(segments), "srt", {**meta, **newline_meta(text)})
 
 
 def loads_vtt(text: str) -> Transcript:
     if not looks_like_vtt(text):
         raise FormatError("missing 'WEBVTT' header", where="line 1", hint="a WebVTT file starts with WEBVTT")
-    header = next(iter(_blocks(text.splitlines())), (1, ["WEBVTT"]))[1]
-    segments, style = _split_speakers(list(_cues(text, vtt=True)))
-    return Transcript(tuple(segments), "vtt", {"speaker_style": style, "header": "\n".join(header)})
+    header, trailer = [], []
+    segments, meta = _split_speakers(list(_cues(text, vtt=True, header=header, trailer=trailer)))
+    meta = {**meta, "header": (header or ["WEBVTT"])[0], **newline_meta(text)}
+    if trailer:
+        meta["trailer"] = trailer
+    return Transcript(tuple(segments), "vtt", meta)
 
 
 def _stamp(seconds: float, sep: str) -> str:
@@ -155,11 +201,11 @@ def _stamp(seconds: float, sep: str) -> str:
     return f"{hours:02d}:{minutes:02d}:{rest // 1000:02d}{sep}{rest % 1000:03d}"
 
 
-def _body(seg: Segment, style: str | None) -> str:
+def _body(seg: Segment, style: str | None, voice_end: bool = False) -> str:
     if seg.speaker is None:
         return seg.text
     if style == "voice":
-        return f"<v {seg.speaker}>{seg.text}"
+        return f"<v {seg.speaker}>{seg.text}" + ("</v>" if voice_end else "")
     if style == "name":
         return f"{seg.speaker}: {seg.text}"
     return f"[{seg.speaker}] {seg.text}"
@@ -176,15 +222,20 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
         ident = str(first + index - 1) if number else seg.extra.get("id", "")
         timing = seg.extra["timing"] if seg.extra.get("raw_span") == span else \
             f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
-        body = _body(seg, style).strip("\n") or " "
+        body = _body(seg, style, transcript.meta.get("voice_end", False)).strip("\n") or " "
+        blocks.extend(seg.extra.get("before", ()))
         blocks.append("\n".join(part for part in (ident, timing, body) if part))
-    return blocks
+    return blocks + list(transcript.meta.get("trailer", ()))
+
+
+def _ended(text: str, transcript: Transcript) -> str:
+    return text.replace("\n", "\r\n") if transcript.meta.get("newline") == "\r\n" else text
 
 
 def dumps_srt(transcript: Transcript) -> str:
-    return "\n\n".join(_dump(transcript, ",", True)) + "\n"
+    return _ended("\n\n".join(_dump(transcript, ",", True)) + "\n", transcript)
 
 
 def dumps_vtt(transcript: Transcript) -> str:
     header = transcript.meta.get("header", "WEBVTT")
-    return "\n\n".join([header] + _dump(transcript, ".", False)) + "\n"
+    return _ended("\n\n".join([header] + _dump(transcript, ".", False)) + "\n", transcript)

@@ -41,7 +41,7 @@ def _cells(line: str, delimiter: str) -> list[str]:
 
 def delimiter_of(text: str) -> str | None:
     """The delimiter when ``text`` opens with a header row and a data row of as many cells."""
-    rows = [line for line in text.splitlines()[:50] if line.strip()]
+    rows = [line for line in lines.split_lines(text)[:50] if line.strip()]
     if len(rows) < 2:
         return None
     for delimiter in ("\t", ",", ";"):
