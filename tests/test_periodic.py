@@ -167,3 +167,32 @@ def test_every_period_at_once_equals_one_period_at_a_time(ids, max_period, min_c
     for p in range(1, top + 1):
         one = runs_at(ids, p, min_count, sampled[p - 1])
         assert batched[p - 1][0].tolist() == one[0].tolist() and batched[p - 1][1].tolist() == one[1].tolist()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 2), max_size=160), st.integers(1, 8), st.integers(2, 4), st.integers(1, 30),
+       st.integers(1, 24))
+def test_a_stream_searched_in_pieces_and_blocks_equals_naive_reference(ids, max_period, min_count, budget, block):
+    """A long periodic stretch: candidates beyond the limit send the stream to the block
+    search, and the windows are compared a few positions at a time."""
+    ids = np.array(ids, dtype=np.int32)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(periodic, "DENSE_BUDGET", 0)
+        patch.setattr(periodic, "WINDOW_BUDGET", budget)
+        patch.setattr(periodic, "CANDIDATE_LIMIT", 0)
+        patch.setattr(periodic, "TANDEM_BLOCK", block)
+        fast = as_tuples(tandem_repeats(ids, max_period, min_count))
+    assert fast == naive_tandem(ids.tolist(), max_period, min_count)
+
+
+def test_one_character_repeated_for_megabytes_is_searched_in_bounded_memory():
+    import tracemalloc
+    ids = np.full(1_000_000, 0x7684, dtype=np.uint16)  # 的 x 1,000,000
+    tracemalloc.start()
+    try:
+        runs = tandem_repeats(ids, 64, 3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert as_tuples(runs) == [(0, 1, 1_000_000, 1_000_000)]
+    assert peak < 100 * 2 ** 20, f"{peak / 2 ** 20:.0f} MB"

@@ -73,22 +73,68 @@ def _runs_all(ids: np.ndarray, candidates: list[np.ndarray], min_count: int) -> 
     keep = _plausible_all(ids, period, first, need)
     period, first = period[keep], first[keep]
     row = (period - 1) * width
-    window = _ranges(row + np.maximum(first * period - (period - 1), 0), row + np.minimum((first + need) * period, n - period))
+    begin = row + np.maximum(first * period - (period - 1), 0)
+    stop = row + np.minimum((first + need) * period, n - period)
+    starts, lengths, period = _joined([_matched(ids, width, begin[a:b], stop[a:b])
+                                       for a, b in _pieces(np.maximum(stop - begin, 0))])
+    keep = lengths >= period * (min_count - 1)
+    starts, lengths, period = starts[keep] - (period[keep] - 1) * width, lengths[keep], period[keep]
+    edges = np.searchsorted(period, np.arange(1, len(candidates) + 2))
+    return [(starts[a:b], lengths[a:b]) for a, b in zip(edges.tolist(), edges[1:].tolist())]
+
+
+# Positions compared at once by ``_runs_all`` (about 40 bytes each in its arrays). A text
+# that repeats one character for megabytes puts every period's windows over all of it:
+# compared at once, 200 KB of "a" took 550 MB and 50 MB took more than 20 GB.
+WINDOW_BUDGET = 1 << 19
+
+
+def _pieces(sizes: np.ndarray):
+    """(a, b) slices of the candidates whose windows hold about ``WINDOW_BUDGET``
+    positions together (at least one candidate each)."""
+    if int(sizes.sum()) <= WINDOW_BUDGET:
+        yield 0, sizes.size
+        return
+    ends = np.cumsum(sizes)
+    a = 0
+    while a < sizes.size:
+        base = int(ends[a - 1]) if a else 0
+        b = max(a + 1, int(np.searchsorted(ends, base + WINDOW_BUDGET, side="right")))
+        yield a, b
+        a = b
+
+
+def _matched(ids: np.ndarray, width: int, begin: np.ndarray, stop: np.ndarray):
+    """(start, length, period) of the runs of consecutive matches (``ids[i] == ids[i + p]``)
+    within the windows ``[begin, stop)``, positions on the rows' axis."""
+    window = _ranges(begin, stop)
     at_period = window // width + 1
     at = window - (at_period - 1) * width
     hit = ids[at] == ids[at + at_period]
     matches, at_period = window[hit], at_period[hit]
     if matches.size == 0:
-        return [empty] * len(candidates)
+        return (np.zeros(0, dtype=np.int64),) * 3
     breaks = np.flatnonzero(np.diff(matches) != 1)
     heads = np.concatenate(([0], breaks + 1))
     starts = matches[heads]
     lengths = matches[np.concatenate((breaks, [matches.size - 1]))] + 1 - starts
-    period = at_period[heads]
-    keep = lengths >= period * (min_count - 1)
-    starts, lengths, period = starts[keep] - (period[keep] - 1) * width, lengths[keep], period[keep]
-    edges = np.searchsorted(period, np.arange(1, len(candidates) + 2))
-    return [(starts[a:b], lengths[a:b]) for a, b in zip(edges.tolist(), edges[1:].tolist())]
+    return starts, lengths, at_period[heads]
+
+
+def _joined(parts: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs of matches of consecutive pieces of windows, one run where a run of one
+    piece overlaps or touches one of the next (the same positions match either way)."""
+    if len(parts) == 1:
+        return parts[0]
+    starts, lengths, period = (np.concatenate(a) for a in zip(*parts))
+    if starts.size == 0:
+        return starts, lengths, period
+    order = np.argsort(starts, kind="stable")  # a piece's last run may start after the next piece's first
+    starts, lengths, period = starts[order], lengths[order], period[order]
+    ends = starts + lengths
+    reach = np.maximum.accumulate(ends)
+    fresh = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
+    return starts[fresh], np.maximum.reduceat(ends, fresh) - starts[fresh], period[fresh]
 
 
 def _plausible_all(ids: np.ndarray, period: np.ndarray, first: np.ndarray, need: int) -> np.ndarray:
@@ -134,14 +180,18 @@ def _chained_hits(samples: np.ndarray, need: int) -> np.ndarray:
 SAMPLE_BLOCK = 1 << 20
 
 
-def _sampled_candidates(ids: np.ndarray, top: int, need: int) -> list[np.ndarray]:
+def _sampled_candidates(ids: np.ndarray, top: int, need: int, limit: int | None = None) -> list[np.ndarray] | None:
     """``_chained_hits(ids[::p], need)`` for every period p = 1..top (item p - 1), found
     block by block of ids: block [a, a + step) owns the samples j with a <= j * p <
-    a + step, and reads the ``need`` samples after its last one too."""
+    a + step, and reads the ``need`` samples after its last one too. None once more than
+    ``limit`` are found (a long periodic stretch: searched in blocks instead)."""
     n = ids.size
     step = max(1, SAMPLE_BLOCK // ids.itemsize)
     found: list[list[np.ndarray]] = [[] for _ in range(top)]
+    total = 0
     for a in range(0, n, step):
+        if limit is not None and total > limit:
+            return None
         for p in range(1, top + 1):
             count = -(-(n - p) // p)  # samples j with a next one: j * p < n - p
             j0, j1 = -(-a // p), min(-(-(a + step) // p), count)
@@ -151,6 +201,9 @@ def _sampled_candidates(ids: np.ndarray, top: int, need: int) -> list[np.ndarray
             here = chained[chained < j1 - j0]
             if here.size:
                 found[p - 1].append(here + j0)
+                total += here.size
+    if limit is not None and total > limit:
+        return None
     empty = np.zeros(0, dtype=np.int64)
     return [np.concatenate(f) if f else empty for f in found]
 
@@ -167,8 +220,11 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     >>> [(int(s), int(p), int(k)) for s, p, k in zip(r.start, r.period, r.count)]
     [(1, 2, 3)]
     """
-    ids = np.asarray(ids)
-    min_count = max(2, min_count)
+    return _search(np.asarray(ids), max_period, max(2, min_count), CANDIDATE_LIMIT)
+
+
+def _search(ids: np.ndarray, max_period: int, min_count: int, limit: int | None) -> Runs:
+    """``tandem_repeats``; with more than ``limit`` sampled candidates, block by block."""
     found: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     # A non-primitive run of k copies lies inside a divisor-period run of at least k
     # copies, so scanning every period at ``min_count`` keeps the filter exact.
@@ -176,7 +232,9 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     out_s, out_p, out_l = [], [], []
     top = min(max_period, len(ids) // 2)
     dense = _dense_runs(ids, top, scan_count) if ids.size * top <= DENSE_BUDGET else None
-    sampled = _sampled_candidates(ids, top, scan_count - 1) if dense is None else None
+    sampled = _sampled_candidates(ids, top, scan_count - 1, limit) if dense is None else None
+    if dense is None and sampled is None:
+        return _in_blocks(ids, max_period, min_count)
     batched = _runs_all(ids, sampled, scan_count) if sampled is not None else None
     for p in sorted(dense) if dense is not None else range(1, top + 1):
         starts, lengths = dense[p] if dense is not None else batched[p - 1]
@@ -198,6 +256,51 @@ def tandem_repeats(ids, max_period: int = 64, min_count: int = 2) -> Runs:
     keep = count >= min_count
     order = np.lexsort((period[keep], start[keep]))
     return Runs(start[keep][order], period[keep][order], count[keep][order], length[keep][order])
+
+
+# Sampled candidates beyond which a stream is searched in blocks of ``TANDEM_BLOCK`` ids.
+# Ordinary text gives far fewer (95,000 on the 100-hour bench's busiest stream, 500,000
+# ids); one character repeated for megabytes gives about 4.7 per id, each with arrays of
+# its own, so the search of the whole stream at once would grow with it.
+CANDIDATE_LIMIT = 1 << 18
+TANDEM_BLOCK = 1 << 16
+
+
+def _in_blocks(ids: np.ndarray, max_period: int, min_count: int) -> Runs:
+    """``tandem_repeats`` of a long stream, block by block. Each block reaches
+    ``2 * min_count * max_period`` ids into the next, so a run crossing a block edge is
+    found in both, its two parts overlapping by a whole unit or more, and two runs of one
+    period that overlap by a whole unit are one run (both repeat that unit throughout):
+    joined, they are the run the whole search finds. A run is primitive or not within any
+    whole unit of it, so each block drops the same non-primitive runs."""
+    reach = 2 * min_count * max_period
+    parts = []
+    for a in range(0, ids.size, TANDEM_BLOCK):
+        runs = _search(ids[a:a + TANDEM_BLOCK + reach], max_period, min_count, None)
+        parts.append((runs.start + a, runs.period, runs.length))
+        if a + TANDEM_BLOCK + reach >= ids.size:
+            break
+    start, period, length = (np.concatenate(x).astype(np.int64) for x in zip(*parts))
+    order = np.lexsort((start, period))  # by period, then start: a run's parts follow each other
+    start, period, length = start[order], period[order], length[order]
+    end = start + length
+    same = np.concatenate(([False], period[1:] == period[:-1]))
+    reach_end = _running_max_by_group(end, same)
+    joined = same & (np.concatenate(([0], reach_end[:-1])) - start >= period)
+    heads = np.flatnonzero(~joined)
+    start, period = start[heads], period[heads]
+    length = np.maximum.reduceat(end, heads) - start
+    order = np.lexsort((period, start))
+    start, period, length = start[order], period[order], length[order]
+    return Runs(start, period, length // period, length)
+
+
+def _running_max_by_group(values: np.ndarray, same: np.ndarray) -> np.ndarray:
+    """The running maximum of non-negative ``values``, started afresh wherever ``same``
+    is False: each group is lifted above every earlier one, so the maximum carried into
+    a group is never an earlier group's."""
+    lift = np.cumsum(~same) * (int(values.max(initial=0)) + 1)
+    return np.maximum.accumulate(values + lift) - lift
 
 
 def tandem_repeats_in(ids: np.ndarray, live: np.ndarray, max_period: int = 64, min_count: int = 2) -> Runs:
