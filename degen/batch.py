@@ -24,8 +24,8 @@ from .terminal import plural
 # What a directory walk picks up (the formats' usual extensions); `--format` does not widen
 # it, since a folder of audio or logs next to the transcripts is the common case.
 KNOWN_EXTENSIONS = (".json", ".srt", ".vtt", ".txt")
-# Files degen writes itself next to a transcript (fix reports, journals): never scanned.
-OWN_OUTPUTS = (".degen.json", ".degen-journal.jsonl")
+# Files degen writes itself next to a transcript (fix reports, journals, filter progress): never scanned.
+OWN_OUTPUTS = (".degen.json", ".degen-journal.jsonl", ".degen-progress.json")
 
 
 @dataclass(frozen=True)
