@@ -54,7 +54,9 @@ class Result:
 def expand(inputs: Iterable[str]) -> list[str]:
     """Files to scan, in a stable order: a directory is walked (known extensions, hidden
     entries skipped, sorted), a glob is expanded (directories it matches are walked too),
-    anything else is taken as a file (a missing one fails later, with its own error).
+    anything else is taken as a file (a missing one fails later, with its own error). A
+    file reached twice (named twice, or through a link such as 'up -> ..') is kept once,
+    where it first came.
 
     Raises:
         ConfigError: a glob matches nothing, or a directory holds no transcript.
@@ -74,7 +76,18 @@ def expand(inputs: Iterable[str]) -> list[str]:
             paths.extend(found)
         else:
             paths.append(item)
-    return paths
+    return _first_of_each(paths)
+
+
+def _first_of_each(paths: list[str]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for path in paths:
+        real = path if path == "-" else os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            kept.append(path)
+    return kept
 
 
 def _walk(folder: str) -> list[str]:

@@ -23,3 +23,20 @@ def test_a_filter_progress_file_is_not_scanned(tmp_path):
     (tmp_path / "a.json").write_text('{"segments": [{"start": 0, "end": 1, "text": "hi"}]}')
     (tmp_path / "k.jsonl.degen-progress.json").write_text('{"identity": "x", "offset": 10}')
     assert batch.expand([str(tmp_path)]) == [str(tmp_path / "a.json")]
+
+
+# A recursive glob over a folder holding a link back up ('up -> ..') scanned one file 41
+# times and counted 41 files in the summary.
+def test_a_symlink_loop_does_not_repeat_a_file(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.json").write_text(GOOD)
+    os.symlink("..", tmp_path / "a" / "up")
+    paths = batch.expand([str(tmp_path / "**" / "*.json")])
+    assert len({os.path.realpath(p) for p in paths}) == len(paths) == 1, paths[:5]
+
+
+def test_the_same_file_named_twice_is_scanned_once_in_first_place(tmp_path):
+    for name in "ab":
+        (tmp_path / f"{name}.json").write_text(GOOD)
+    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
+    assert batch.expand([b, str(tmp_path), a]) == [b, a]
