@@ -90,9 +90,14 @@ def _first_of_each(paths: list[str]) -> list[str]:
     return kept
 
 
+def _unreadable(error: OSError) -> None:
+    """os.walk skips a folder it cannot list; its transcripts would go unscanned, unsaid."""
+    raise ConfigError(f"{error.filename}: cannot read this folder ({error.strerror}); check its permissions")
+
+
 def _walk(folder: str) -> list[str]:
     found = []
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in os.walk(folder, onerror=_unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             lower = name.lower()

@@ -40,3 +40,38 @@ def test_the_same_file_named_twice_is_scanned_once_in_first_place(tmp_path):
         (tmp_path / f"{name}.json").write_text(GOOD)
     a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
     assert batch.expand([b, str(tmp_path), a]) == [b, a]
+
+
+def _refuse_folders_named_sub(monkeypatch):
+    """Root reads every folder, so the refusal a non-root user meets with chmod 000 is made
+    by patching os.scandir for one path."""
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path).endswith("sub"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+# A subfolder that could not be read was skipped silently and the scan called clean.
+def test_an_unreadable_subfolder_is_an_error_not_skipped(tmp_path, monkeypatch):
+    (tmp_path / "a.json").write_text(GOOD)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.json").write_text(GOOD)
+    _refuse_folders_named_sub(monkeypatch)
+    result = CliRunner().invoke(main, ["scan", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert "sub" in result.output and "Permission denied" in result.output
+    error = [line for line in result.output.splitlines() if "Permission denied" in line]
+    assert len(error) == 1 and "permissions" in error[0], result.output
+
+
+# An unreadable top folder was called "no transcript files".
+def test_an_unreadable_folder_is_not_called_empty(tmp_path, monkeypatch):
+    (tmp_path / "sub").mkdir()
+    _refuse_folders_named_sub(monkeypatch)
+    result = CliRunner().invoke(main, ["scan", str(tmp_path / "sub")])
+    assert result.exit_code == 2 and "Permission denied" in result.output, result.output
+    assert "no transcript" not in result.output and "Traceback" not in result.output
