@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator
 from .detect import DEFAULT, DetectConfig
 from .detect.finding import SEVERITY_RANK
 from .errors import ConfigError, DegenError
-from .report import Report
+from .report import Report, utf8_safe
 from .terminal import plural
 
 # What a directory walk picks up (the formats' usual extensions); `--format` does not widen
@@ -48,7 +48,9 @@ class Result:
     trace: str | None = None  # the traceback of a crash (a bug in degen), shown with -v
 
     def to_dict(self) -> dict:
-        return self.report.to_dict() if self.report else {"file": self.path, "error": self.error}
+        if self.report:
+            return self.report.to_dict()
+        return {"file": utf8_safe(self.path), "error": utf8_safe(self.error or "")}
 
 
 def expand(inputs: Iterable[str]) -> list[str]:

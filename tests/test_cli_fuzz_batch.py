@@ -75,3 +75,25 @@ def test_an_unreadable_folder_is_not_called_empty(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["scan", str(tmp_path / "sub")])
     assert result.exit_code == 2 and "Permission denied" in result.output, result.output
     assert "no transcript" not in result.output and "Traceback" not in result.output
+
+
+# A file name that is not UTF-8 (a Latin-1 é on an old disk, a zip unpacked from Windows)
+# made `scan DIR --json` an internal error (orjson refuses the lone surrogates Python holds
+# such names as).
+def test_scan_json_of_a_folder_with_a_latin1_name(tmp_path):
+    (tmp_path / os.fsdecode(b"caf\xe9.json")).write_text(GOOD)
+    (tmp_path / "z.json").write_text(GOOD)
+    done = subprocess.run([sys.executable, "-m", "degen", "scan", str(tmp_path), "--json"], capture_output=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 2 and lines[0]["file"].endswith("caf\\xe9.json") and not lines[0].get("error")
+
+
+def test_an_unreadable_latin1_name_is_a_json_error_line(tmp_path):
+    (tmp_path / os.fsdecode(b"caf\xe9.json")).write_text("{}")
+    done = subprocess.run([sys.executable, "-m", "degen", "scan", str(tmp_path), "--json"], capture_output=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2, done.stderr
+    line = json.loads(done.stdout)
+    assert line["file"].endswith("caf\\xe9.json") and "caf\\xe9.json" in line["error"]
