@@ -1,8 +1,8 @@
 """Scanning many files: directories and globs expanded, a process pool, results in input
 order, one bad file never stopping the rest, and a summary at the end.
 
-    inputs ─expand─▶ paths ─┬─ jobs=1: scan here ─────────────┬─▶ in input order ─▶ print ─▶ summary
-                            └─ jobs=N: Pool.imap(chunks) ──────┘
+    inputs ─expand─▶ paths ─┬─ jobs=1: scan here ───────────────────────┬─▶ in input order ─▶ print ─▶ summary
+                            └─ jobs=N: ProcessPoolExecutor.map(chunks) ┘
 
 Workers return a Report or an error line; the parent prints, so output never interleaves.
 """
@@ -160,25 +160,37 @@ def resolve_jobs(jobs: int) -> int:
 
 def scan_paths(paths: list[str], settings: Settings = Settings(), jobs: int = 1) -> Iterator[Result]:
     """Results for ``paths`` in input order, as they complete; ``jobs`` > 1 uses a process
-    pool (``-`` for stdin is always read here, by this process)."""
+    pool (``-`` for stdin is always read here, by this process). A worker that dies (the
+    OOM killer, a crash in a native library) ends the scan with one crash Result for the
+    first file not scanned, instead of a wait for ever."""
     jobs = min(resolve_jobs(jobs), len(paths))
     task = _Task(settings)
     if jobs <= 1 or "-" in paths:
         yield from map(task, paths)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
     # Small chunks keep the output flowing in order when file sizes vary; 4 per chunk
     # already makes the pickling overhead negligible next to a scan.
     chunk = max(1, min(4, len(paths) // (jobs * 4)))
-    pool = multiprocessing.get_context().Pool(jobs, initializer=_quiet_worker)
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(), initializer=_quiet_worker)
+    done = 0
     try:
-        yield from pool.imap(task, paths, chunksize=chunk)
-    except BaseException:  # Ctrl-C, or the reader stopped early: stop the workers now
-        pool.terminate()
-        raise
-    finally:
-        pool.close()
-        pool.join()
+        for result in pool.map(task, paths, chunksize=chunk):
+            done += 1
+            yield result
+    except BrokenProcessPool as exc:
+        yield _worker_died(paths[done], len(paths) - done, exc)
+    finally:  # Ctrl-C, or the reader stopped early: drop the files not started
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_died(path: str, left: int, exc: BrokenProcessPool) -> Result:
+    import traceback
+    return Result(path, error=f"{path}: a scan worker process died (killed by the system, perhaps out of memory) "
+                              f"scanning this file or one near it; {plural(left, 'file')} from here on not scanned; "
+                              f"run again with --jobs 1 to find the file", trace=traceback.format_exception(exc)[-1])
 
 
 @dataclass

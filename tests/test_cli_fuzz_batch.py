@@ -97,3 +97,37 @@ def test_an_unreadable_latin1_name_is_a_json_error_line(tmp_path):
     assert done.returncode == 2, done.stderr
     line = json.loads(done.stdout)
     assert line["file"].endswith("caf\\xe9.json") and "caf\\xe9.json" in line["error"]
+
+
+# A worker killed by the system (the OOM killer, a segfault in a native library) made
+# `scan --jobs N` wait for ever for its file.
+POOL_SCRIPT = textwrap.dedent("""
+    import json, os, signal, sys, tempfile
+    from pathlib import Path
+    from degen import batch
+    folder = Path(tempfile.mkdtemp())
+    for name in "abcdef":
+        (folder / f"{name}.json").write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": name}]}))
+    real = batch.scan_path
+    def dying(path, settings):  # inherited by the forked workers
+        if path.endswith("c.json"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(path, settings)
+    batch.scan_path = dying
+    code = batch.run(batch.expand([str(folder)]), batch.Settings(), jobs=2, as_json=True, render=str,
+                     out=print, err=lambda line: print(line, file=sys.stderr))
+    sys.exit(code)
+""")
+
+
+def test_a_worker_that_dies_ends_the_scan_with_an_error_not_a_hang():
+    try:
+        done = subprocess.run([sys.executable, "-c", POOL_SCRIPT], capture_output=True, text=True, timeout=60,
+                              cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("degen scan --jobs 2 hung after a worker process died") from None
+    assert done.returncode == 4, done.stderr
+    (error,) = [line for line in done.stderr.splitlines() if "degen: error" in line]
+    assert "c.json" in error and "4 files" in error and "--jobs 1" in error, done.stderr
+    files = [json.loads(line)["file"] for line in done.stdout.splitlines()]
+    assert [os.path.basename(f) for f in files] == ["a.json", "b.json", "c.json"], files
