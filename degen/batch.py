@@ -57,36 +57,36 @@ def expand(inputs: Iterable[str]) -> list[str]:
     """Files to scan, in a stable order: a directory is walked (known extensions, hidden
     entries skipped, sorted), a glob is expanded (directories it matches are walked too),
     anything else is taken as a file (a missing one fails later, with its own error). A
-    file reached twice (named twice, or through a link such as 'up -> ..') is kept once,
-    where it first came.
+    file that a glob or walk finds again (a link such as 'up -> ..', a folder next to one
+    of its files) is kept once, where it first came; a file named is always scanned.
 
     Raises:
         ConfigError: a glob matches nothing, or a directory holds no transcript.
     """
-    paths: list[str] = []
+    paths: list[tuple[str, bool]] = []  # (path, named as it is)
     for item in inputs:
         if glob.has_magic(item):
             matches = sorted(glob.glob(item, recursive=True))
             if not matches:
                 raise ConfigError(f"no file matches {item!r}; quote the pattern or check the folder")
             for match in matches:
-                paths.extend(_walk(match) if os.path.isdir(match) else [match])
+                paths.extend((path, False) for path in (_walk(match) if os.path.isdir(match) else [match]))
         elif item != "-" and os.path.isdir(item):
             found = _walk(item)
             if not found:
                 raise ConfigError(f"{item}: no transcript files ({', '.join(KNOWN_EXTENSIONS)}) in this folder")
-            paths.extend(found)
+            paths.extend((path, False) for path in found)
         else:
-            paths.append(item)
+            paths.append((item, True))
     return _first_of_each(paths)
 
 
-def _first_of_each(paths: list[str]) -> list[str]:
+def _first_of_each(paths: list[tuple[str, bool]]) -> list[str]:
     seen: set[str] = set()
     kept = []
-    for path in paths:
+    for path, named in paths:
         real = path if path == "-" else os.path.realpath(path)
-        if real not in seen:
+        if named or real not in seen:
             seen.add(real)
             kept.append(path)
     return kept

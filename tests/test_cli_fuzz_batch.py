@@ -35,11 +35,17 @@ def test_a_symlink_loop_does_not_repeat_a_file(tmp_path):
     assert len({os.path.realpath(p) for p in paths}) == len(paths) == 1, paths[:5]
 
 
-def test_the_same_file_named_twice_is_scanned_once_in_first_place(tmp_path):
-    for name in "ab":
+def test_a_file_a_folder_finds_again_is_scanned_once_in_first_place(tmp_path):
+    for name in "abc":
         (tmp_path / f"{name}.json").write_text(GOOD)
-    a, b = str(tmp_path / "a.json"), str(tmp_path / "b.json")
-    assert batch.expand([b, str(tmp_path), a]) == [b, a]
+    a, b, c = (str(tmp_path / f"{name}.json") for name in "abc")
+    assert batch.expand([b, str(tmp_path), str(tmp_path / "*.json")]) == [b, a, c]
+
+
+def test_a_file_named_twice_is_scanned_twice_as_asked(tmp_path):
+    (tmp_path / "a.json").write_text(GOOD)
+    a = str(tmp_path / "a.json")
+    assert batch.expand([a, a]) == [a, a]
 
 
 def _refuse_folders_named_sub(monkeypatch):
