@@ -27,9 +27,9 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
     """A Transcript from a path, or from transcript text itself.
 
     Args:
-        source: a file path (an ``os.PathLike``, or a str naming an existing file), or
-            the transcript text itself: a str that names no existing file is text, even
-            when it ends in ``.txt``.
+        source: a file path (an ``os.PathLike``, or a str naming something that exists:
+            a folder or a FIFO is refused as such), or the transcript text itself: a str
+            that names nothing existing is text, even when it ends in ``.txt``.
         format: a registry name to skip sniffing (see ``degen.formats.REGISTRY``).
     """
     if isinstance(source, Transcript):
@@ -42,12 +42,12 @@ def read(source: "str | os.PathLike | Transcript", format: str | None = None) ->
 
 
 def _is_path(text: str) -> bool:
-    """A str is a path only when it names an existing file (or is ``-``, stdin): a
+    """A str is a path only when it names something that exists (or is ``-``, stdin): a
     transcript that happens to end in ".txt" is text, not a missing file."""
     if len(text) > 4096 or "\n" in text or "\0" in text:  # length first: a transcript can be megabytes
         return False
     try:
-        return Path(text).is_file()
+        return Path(text).exists()  # a folder or FIFO too: reading it says what it is, never "clean"
     except (OSError, ValueError):
         return False
 

@@ -1,8 +1,8 @@
 """Scanning many files: directories and globs expanded, a process pool, results in input
 order, one bad file never stopping the rest, and a summary at the end.
 
-    inputs ─expand─▶ paths ─┬─ jobs=1: scan here ─────────────┬─▶ in input order ─▶ print ─▶ summary
-                            └─ jobs=N: Pool.imap(chunks) ──────┘
+    inputs ─expand─▶ paths ─┬─ jobs=1: scan here ───────────────────────┬─▶ in input order ─▶ print ─▶ summary
+                            └─ jobs=N: ProcessPoolExecutor.map(chunks) ┘
 
 Workers return a Report or an error line; the parent prints, so output never interleaves.
 """
@@ -18,14 +18,14 @@ from typing import Callable, Iterable, Iterator
 from .detect import DEFAULT, DetectConfig
 from .detect.finding import SEVERITY_RANK
 from .errors import ConfigError, DegenError
-from .report import Report
+from .report import Report, utf8_safe
 from .terminal import plural
 
 # What a directory walk picks up (the formats' usual extensions); `--format` does not widen
 # it, since a folder of audio or logs next to the transcripts is the common case.
 KNOWN_EXTENSIONS = (".json", ".srt", ".vtt", ".txt")
-# Files degen writes itself next to a transcript (fix reports, journals): never scanned.
-OWN_OUTPUTS = (".degen.json", ".degen-journal.jsonl")
+# Files degen writes itself next to a transcript (fix reports, journals, filter progress): never scanned.
+OWN_OUTPUTS = (".degen.json", ".degen-journal.jsonl", ".degen-progress.json")
 
 
 @dataclass(frozen=True)
@@ -48,38 +48,58 @@ class Result:
     trace: str | None = None  # the traceback of a crash (a bug in degen), shown with -v
 
     def to_dict(self) -> dict:
-        return self.report.to_dict() if self.report else {"file": self.path, "error": self.error}
+        if self.report:
+            return self.report.to_dict()
+        return {"file": utf8_safe(self.path), "error": utf8_safe(self.error or "")}
 
 
 def expand(inputs: Iterable[str]) -> list[str]:
     """Files to scan, in a stable order: a directory is walked (known extensions, hidden
     entries skipped, sorted), a glob is expanded (directories it matches are walked too),
-    anything else is taken as a file (a missing one fails later, with its own error).
+    anything else is taken as a file (a missing one fails later, with its own error). A
+    file that a glob or walk finds again (a link such as 'up -> ..', a folder next to one
+    of its files) is kept once, where it first came; a file named is always scanned.
 
     Raises:
         ConfigError: a glob matches nothing, or a directory holds no transcript.
     """
-    paths: list[str] = []
+    paths: list[tuple[str, bool]] = []  # (path, named as it is)
     for item in inputs:
         if glob.has_magic(item):
             matches = sorted(glob.glob(item, recursive=True))
             if not matches:
                 raise ConfigError(f"no file matches {item!r}; quote the pattern or check the folder")
             for match in matches:
-                paths.extend(_walk(match) if os.path.isdir(match) else [match])
+                paths.extend((path, False) for path in (_walk(match) if os.path.isdir(match) else [match]))
         elif item != "-" and os.path.isdir(item):
             found = _walk(item)
             if not found:
                 raise ConfigError(f"{item}: no transcript files ({', '.join(KNOWN_EXTENSIONS)}) in this folder")
-            paths.extend(found)
+            paths.extend((path, False) for path in found)
         else:
-            paths.append(item)
-    return paths
+            paths.append((item, True))
+    return _first_of_each(paths)
+
+
+def _first_of_each(paths: list[tuple[str, bool]]) -> list[str]:
+    seen: set[str] = set()
+    kept = []
+    for path, named in paths:
+        real = path if path == "-" else os.path.realpath(path)
+        if named or real not in seen:
+            seen.add(real)
+            kept.append(path)
+    return kept
+
+
+def _unreadable(error: OSError) -> None:
+    """os.walk skips a folder it cannot list; its transcripts would go unscanned, unsaid."""
+    raise ConfigError(f"{error.filename}: cannot read this folder ({error.strerror}); check its permissions")
 
 
 def _walk(folder: str) -> list[str]:
     found = []
-    for root, dirs, files in os.walk(folder):
+    for root, dirs, files in os.walk(folder, onerror=_unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             lower = name.lower()
@@ -140,25 +160,37 @@ def resolve_jobs(jobs: int) -> int:
 
 def scan_paths(paths: list[str], settings: Settings = Settings(), jobs: int = 1) -> Iterator[Result]:
     """Results for ``paths`` in input order, as they complete; ``jobs`` > 1 uses a process
-    pool (``-`` for stdin is always read here, by this process)."""
+    pool (``-`` for stdin is always read here, by this process). A worker that dies (the
+    OOM killer, a crash in a native library) ends the scan with one crash Result for the
+    first file not scanned, instead of a wait for ever."""
     jobs = min(resolve_jobs(jobs), len(paths))
     task = _Task(settings)
     if jobs <= 1 or "-" in paths:
         yield from map(task, paths)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
     # Small chunks keep the output flowing in order when file sizes vary; 4 per chunk
     # already makes the pickling overhead negligible next to a scan.
     chunk = max(1, min(4, len(paths) // (jobs * 4)))
-    pool = multiprocessing.get_context().Pool(jobs, initializer=_quiet_worker)
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(), initializer=_quiet_worker)
+    done = 0
     try:
-        yield from pool.imap(task, paths, chunksize=chunk)
-    except BaseException:  # Ctrl-C, or the reader stopped early: stop the workers now
-        pool.terminate()
-        raise
-    finally:
-        pool.close()
-        pool.join()
+        for result in pool.map(task, paths, chunksize=chunk):
+            done += 1
+            yield result
+    except BrokenProcessPool as exc:
+        yield _worker_died(paths[done], len(paths) - done, exc)
+    finally:  # Ctrl-C, or the reader stopped early: drop the files not started
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_died(path: str, left: int, exc: BrokenProcessPool) -> Result:
+    import traceback
+    return Result(path, error=f"{path}: a scan worker process died (killed by the system, perhaps out of memory) "
+                              f"scanning this file or one near it; {plural(left, 'file')} from here on not scanned; "
+                              f"run again with --jobs 1 to find the file", trace=traceback.format_exception(exc)[-1])
 
 
 @dataclass

@@ -86,8 +86,9 @@ def peak_gib(spec: ModelSpec, gpu_mem_gib: float, fraction: float) -> float:
 
 
 def measured(spec: ModelSpec, gpu_mem_gib: float, fraction: float) -> str | None:
-    """What the seed saw for this exact configuration, if it ran it."""
-    if spec.name != "moss-transcribe-diarize":
+    """What the seed saw for this exact configuration, if it ran it: its model with its
+    own numbers (other weights or layers describe another model, which it never ran)."""
+    if spec != MODELS["moss-transcribe-diarize"]:
         return None
     return MEASURED.get((float(gpu_mem_gib), round(fraction, 2)))
 
@@ -232,6 +233,9 @@ def plan(gpu_mem_gib: float, model: str | ModelSpec = "moss-transcribe-diarize",
     if fits is False:
         notes.append(f"input {audio_tokens} + max_new_tokens {max_new_tokens} = {audio_tokens + max_new_tokens} "
                      f"> KV capacity {capacity}: expect OOM or a truncated transcript")
+    if fits is None and room <= 0:  # no recording given: say so here, or the plan looks usable
+        notes.append(f"max_new_tokens {max_new_tokens} leaves no room for audio in the KV capacity of {capacity} "
+                     f"tokens: lower max_new_tokens or use a bigger card")
     cut = None if expected is None else expected > max_new_tokens
     if cut:
         notes.append(f"expected output {expected} tokens > max_new_tokens {max_new_tokens}: "

@@ -123,9 +123,9 @@ class Report:
         return tuple(f for f in self.findings if f.at_least(self.fail_on))
 
     def to_dict(self) -> dict:
-        doc = {"file": self.source, "format": self.format, "degenerate": self.degenerate,
+        doc = {"file": utf8_safe(self.source), "format": self.format, "degenerate": self.degenerate,
                "metrics": self.metrics.to_dict(), "findings": [f.to_dict() for f in self.findings],
-               "advice": list(self.advice)}
+               "advice": [utf8_safe(line) for line in self.advice]}
         if self.skipped_lines is not None:
             doc["skipped_lines"] = self.skipped_lines
         return doc
@@ -217,3 +217,9 @@ def render_text(report: Report, style=lambda text, **kw: text, quiet: bool = Fal
 
 def _short(text: str | None, columns: int) -> str:
     return shorten(safe(" ".join((text or "").split())), columns)
+
+
+def utf8_safe(text: str) -> str:
+    """A file name that is not UTF-8 (held as lone surrogates, which orjson refuses) with
+    its odd bytes written \\xNN."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -6,7 +6,8 @@ Shapes, each a registry name:
     segments_json   {"segments": [{"start", "end", "text", "speaker"?, ...}]}  OpenAI/Whisper
                     verbose_json, WhisperX, any object with a segment list
     segments_list   [{"start", "end", "speaker", "text"}, ...]  MOSS segments.json and kin
-    text_json       {"text": "plain text"}                           (OpenAI json)
+    text_json       {"text": "plain text"}                           (OpenAI json), or whisper.cpp
+                    console lines in "text" (whisper.cpp's server, LlamaEdge): timed segments
     hf_chunks, turns_json   see ``jsonturns``
 
 A printed Python dict (``pprint`` of a pipeline's output, with tuples and quotes) is read
@@ -270,8 +271,23 @@ def _without_markup(doc: dict) -> dict:
 
 def _read_text_json(doc: dict) -> Transcript:
     text = doc["text"]
+    timed = _console_inside(text)
+    if timed is not None:  # the console's meta (newlines, log lines, stamp style) writes "text" back alike
+        return Transcript(timed.segments, "text_json", {"doc": doc, "console": timed.meta})
     segments = (Segment(None, None, text),) if text.strip() else ()
     return Transcript(segments, "text_json", {"doc": doc})
+
+
+def _console_inside(text: str) -> Transcript | None:
+    """whisper.cpp's server and LlamaEdge's whisper-api-server answer {"text": ...} with
+    console lines ("[00:00:00.000 --> 00:00:03.400]  text"): their stamps are the timing."""
+    from . import console
+    if not console.looks_like(text):
+        return None
+    try:
+        return console.loads(text)
+    except FormatError:  # a stamp-like opening, yet no cue read: plain text after all
+        return None
 
 
 def _read_other(doc: dict) -> Transcript:
@@ -339,11 +355,11 @@ def _number_or_none(value: Any) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
 
 
-def _dump_doc(doc: Any, meta: dict | None = None) -> str:
+def _dump_doc(doc: Any, meta: dict | None = None, compact: bool = False) -> str:
     if (meta or {}).get("python"):  # read from a printed Python dict: write one back
         import pprint
         return pprint.pformat(doc, sort_dicts=False) + "\n"
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(doc, option=0 if compact else orjson.OPT_INDENT_2).decode() + "\n"
 
 
 def from_python(text: str) -> Transcript | None:
@@ -384,6 +400,10 @@ def dumps(transcript: Transcript) -> str:
             doc["text"] = "".join(item.get("text", "") for item in doc["segments"])
         elif mode == "space" or any(s.extra.get("json") is None for s in segs):
             doc["text"] = " ".join(s.text.strip() for s in segs)
+    elif fmt == "text_json" and meta.get("console") is not None:
+        from . import console
+        doc["text"] = console.dumps(Transcript(segs, "whisper_console", meta["console"]))
+        return _dump_doc(doc, meta, compact=True)  # one line, as both servers send it
     elif fmt == "text_json":
         doc["text"] = " ".join(s.text for s in segs)
     return _dump_doc(doc, meta)

@@ -55,12 +55,13 @@ class Journal:
             self._append({"journal": VERSION, "identity": identity})
 
     def _load(self, path: Path) -> None:
-        lines = path.read_bytes().splitlines()
+        data = path.read_bytes()
+        lines = data.splitlines()
         try:
             header = orjson.loads(lines[0]) if lines else {}
         except orjson.JSONDecodeError:
             header = {}
-        if header.get("identity") != self.identity or header.get("journal") != VERSION:
+        if not isinstance(header, dict) or (header.get("identity"), header.get("journal")) != (self.identity, VERSION):
             path.replace(path.with_name(path.name + ".stale"))  # other inputs: keep it, do not use it
             return
         for line in lines[1:]:
@@ -68,7 +69,11 @@ class Journal:
                 entry = orjson.loads(line)
             except orjson.JSONDecodeError:
                 continue  # a line cut by a crash mid-write: that attempt is simply redone
-            self.done.setdefault(entry["span"], []).append(entry)
+            if isinstance(entry, dict) and "span" in entry and "attempt" in entry:
+                self.done.setdefault(entry["span"], []).append(entry)
+        if not data.endswith(b"\n"):  # end the cut line, or the next attempt is glued to it and lost
+            with open(path, "ab") as handle:
+                handle.write(b"\n")
 
     def attempts(self, key: str) -> list[dict]:
         return sorted(self.done.get(key, []), key=lambda e: e["attempt"])
