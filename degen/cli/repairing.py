@@ -45,7 +45,8 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
               help="Send this repetition_penalty with every step (servers from ~Aug 2026 honour it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
               help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
-@click.option("--pad", type=Finite(0), default=0.5, show_default=True, help="Seconds of audio around a span.")
+@click.option("--pad", type=Finite(0, 30), default=0.5, show_default=True,
+              help="Seconds of audio around a span (at most 30: one decoding window).")
 @click.option("--max-span", type=Finite(1), default=30.0, show_default=True,
               help="Longest span sent, in seconds; longer ones split at segment boundaries.")
 @click.option("--anchor-seconds", type=Finite(0), default=15.0, show_default=True,

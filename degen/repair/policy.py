@@ -58,6 +58,9 @@ ESCALATION = (Step(0.1, pieces=True), Step(0.1), Step(0.1, 1.1), Step(0.4, 1.1),
               Step(0.7, context=4.0))
 
 
+MAX_CONTEXT_SECONDS = 60.0  # audio before a span that a step may send: more is another span's
+
+
 def parse_schedule(text: str) -> tuple[Step, ...]:
     """Steps from ``"0.1+pieces,0.1,0.1/p1.1,0.7+c4"``: a temperature, optionally
     ``/pPENALTY``, ``+cSECONDS`` of context, and ``+pieces``."""
@@ -130,6 +133,9 @@ class Policy:
         for step in self.steps:
             if not 0 <= step.temperature <= 2 or step.context < 0:
                 raise ConfigError(f"temperature {step.temperature} is outside 0..2 (or context < 0)")
+            if step.context > MAX_CONTEXT_SECONDS:  # 1e308 sent all the audio before the span
+                raise ConfigError(f"context {step.context:g} s is over {MAX_CONTEXT_SECONDS:g} s: a step's audio "
+                                  f"before the span is a few seconds (the default step uses 4)")
             if step.repetition_penalty is not None and not 0 < step.repetition_penalty <= 2:
                 raise ConfigError(f"repetition_penalty {step.repetition_penalty} is outside (0, 2]")
 
