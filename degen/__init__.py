@@ -139,6 +139,10 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     Returns:
         ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before/after.
 
+    Raises:
+        ServerUnreachable: a server is not there (checked once before any span is sent,
+            when there is something to send), as ``degen fix`` exits 3.
+
     Example:
         >>> result = degen.fix("out.json", audio="meeting.wav", transcriber="http://gpu:8000")  # doctest: +SKIP
         >>> degen.write(result.transcript, "fixed.json")  # doctest: +SKIP
@@ -155,6 +159,9 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
     transcribers = [HttpTranscriber(t) if isinstance(t, str) else t for t in items]
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
+    for t in transcribers if before.flagged else ():
+        if hasattr(t, "check"):  # a down server: say so, not a result with every span unresolved
+            t.check()
     return repair(transcript, audio, transcribers, policy=policy, findings=before.flagged, pad=pad,
                   merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
                   progress=progress, before=before,
