@@ -140,6 +140,9 @@ def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, 
     Errors go to ``err`` as they come; advice (once, naming FILE) and the summary at the end.
     ``progress(n)``: called first with the number of files to scan this run, then with 1
     after each."""
+    if str(output) == "-" or (output.exists() and not output.is_file()):  # stdout, /dev/null, a FIFO
+        raise ConfigError(f"{output}: --output writes a regular file (by a rename, with a journal beside it); "
+                          f"for JSON lines on stdout use --json")
     check_writable(output, "reports file")
     if os.path.realpath(output) in {os.path.realpath(p) for p in paths if p != "-"}:
         raise ConfigError(f"{output}: the reports file is one of the files to scan; write it elsewhere")

@@ -168,3 +168,14 @@ def test_a_damaged_journal_line_is_scanned_again_with_all_after_it(folder, tmp_p
     _, spy, _ = scan_into(output, folder, monkeypatch)
     assert spy.calls == batch.expand([str(folder)])[1:]
     assert output.read_bytes() == whole.read_bytes()
+
+
+@pytest.mark.parametrize("target", ["-", "/dev/null"])
+def test_stdout_or_a_device_is_refused_and_left_as_it_was(folder, target):
+    before = os.stat(target).st_mode if target != "-" else None
+    result = run("scan", folder, "--output", target)
+    assert result.exit_code == 2 and "--json" in result.output and "Traceback" not in result.output
+    if before is not None:
+        assert os.stat(target).st_mode == before and not os.path.exists(target + ".partial")
+    else:
+        assert not os.path.exists("-") and not os.path.exists("-.partial")
