@@ -40,16 +40,23 @@ def _cells(line: str, delimiter: str) -> list[str]:
 
 
 def delimiter_of(text: str) -> str | None:
-    """The delimiter when ``text`` opens with a header row and a data row of as many cells."""
+    """The delimiter when ``text`` opens with a header row and data rows of as many cells,
+    one of which holds a number or a time (a table of transcript segments has its times;
+    lines of prose split at a comma, "Okay,so let us start", have none)."""
     rows = [line for line in lines.split_lines(text)[:50] if line.strip()]
     if len(rows) < 2:
         return None
     for delimiter in ("\t", ",", ";"):
         header = _cells(rows[0], delimiter)
+        data = [_cells(row, delimiter) for row in rows[1:3]]
         if len(header) >= 2 and all(_HEADER_FIELD.match(c.strip('"')) and c == c.strip() for c in header) \
-                and all(len(_cells(row, delimiter)) == len(header) for row in rows[1:3]):
+                and all(len(cells) == len(header) for cells in data) \
+                and any(_NUMBER.match(c.strip().strip('"')) for cells in data for c in cells):
             return delimiter
     return None
+
+
+_NUMBER = re.compile(r"^[+-]?\d[\d:.,]*$")  # 12, 0.5, 1000, 00:00:01.000, 0:01,5
 
 
 def _name(cell: str) -> str:
