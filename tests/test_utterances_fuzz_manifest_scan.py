@@ -1,7 +1,7 @@
 """`degen scan manifest.jsonl` must give each line the findings it has alone (as
 `degen filter` does): a repeat that runs on from one line into the next, searched as one
-run that makes no finding, hides the loop inside one line (detect._each_alone re-judges
-only lines touched by a crossing *finding*, not by a crossing *run*)."""
+run that makes no finding, hid the loop inside one line; runs are now cut at each
+utterance's edges (loops.within_texts)."""
 
 import degen
 from degen.filter import judge

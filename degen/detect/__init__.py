@@ -14,7 +14,6 @@ transcripts (``meta["independent"]``) are judged one utterance at a time.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import itertools
 import math
 import zlib
@@ -97,9 +96,7 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
                 loops += loop_findings(stream, found, transcript, table, config, speaker)
         keys = built.keys
         unit, count = max_repetition(streams, runs, transcript)
-    if independent:
-        loops = _each_alone(loops, transcript, config)
-    else:
+    if not independent:  # utterances: their runs were cut at their edges (find_runs), so each is its own
         loops += segment_findings(transcript, keys, table, config)
         loops += echo_findings(transcript, keys, table, config)
     loops += hallucination_findings(transcript, keys, table, config,
@@ -182,20 +179,6 @@ def _crossing_turns(stream: Stream, runs: Runs) -> Runs:
 
 
 _STREAM_PREFERENCE = {"segments": 0, "lexicon": 1, "words": 2, "chars": 3, "punct": 4}
-
-
-def _each_alone(loops: list[Finding], transcript: Transcript, config: DetectConfig) -> list[Finding]:
-    """Independent utterances: a loop that runs across utterances is no loop; judge each
-    utterance it touched on its own instead (one small analysis per such utterance)."""
-    kept = [f for f in loops if f.segments[0] == f.segments[1]]
-    crossing = sorted({i for f in loops if f.segments[0] != f.segments[1]
-                       for i in range(f.segments[0], f.segments[1] + 1)} - {f.segments[0] for f in kept})
-    for i in crossing:
-        alone = Transcript((transcript[i],), transcript.format, {"independent": True})
-        for f in analyze(alone, config, lexicon=Lexicon({}, None)).findings:
-            if f.is_loop:
-                kept.append(dataclasses.replace(f, segments=(i, i), extent=(i + f.extent[0], i + f.extent[1])))
-    return kept
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
