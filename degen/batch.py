@@ -214,13 +214,23 @@ class Summary:
             self.crashes += result.trace is not None
             return
         report = result.report
-        self.by_format[report.format] += 1
-        self.flagged_seconds += report.metrics.flagged_seconds
-        if report.degenerate:
+        self._count(report.format, report.metrics.flagged_seconds, report.degenerate,
+                    ((f.kind, f.severity) for f in report.findings))
+
+    def add_report(self, doc: dict) -> None:
+        """``add`` for a report as ``Report.to_dict`` wrote it (read back from a journal)."""
+        self.files += 1
+        self._count(doc["format"], doc["metrics"]["flagged_seconds"], doc["degenerate"],
+                    ((f["kind"], f["severity"]) for f in doc["findings"]))
+
+    def _count(self, fmt: str, flagged_seconds: float, degenerate: bool, findings) -> None:
+        self.by_format[fmt] += 1
+        self.flagged_seconds += flagged_seconds
+        if degenerate:
             self.degenerate += 1
-            self.degenerate_by_format[report.format] += 1
+            self.degenerate_by_format[fmt] += 1
         rank = SEVERITY_RANK[self.fail_on]
-        self.by_kind.update(f.kind for f in report.findings if SEVERITY_RANK[f.severity] >= rank)
+        self.by_kind.update(kind for kind, severity in findings if SEVERITY_RANK[severity] >= rank)
 
     def to_dict(self) -> dict:
         return {"files": self.files, "clean": self.files - self.degenerate - self.errors,
@@ -238,9 +248,16 @@ class Summary:
                 f"flagged {self.flagged_seconds / 3600:.2f} h; formats: {formats}; flagged findings: {kinds}")
 
 
-def _generic(advice: str, path: str, several: bool) -> str:
+def generic_advice(advice: str, path: str, several: bool) -> str:
     """Advice names its file; over several files it reads once, for FILE."""
     return advice.replace(path, "FILE") if several else advice
+
+
+def print_error(result: Result, err: Callable[[str], None], verbose: bool) -> None:
+    """A file's error line, and with ``verbose`` the traceback of a crash."""
+    err(f"degen: error: {result.error}")
+    if verbose and result.trace:
+        err(result.trace.rstrip())
 
 
 def exit_code(summary: Summary) -> int:
@@ -267,13 +284,11 @@ def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, rende
     for result in scan_paths(paths, settings, jobs):
         summary.add(result)
         if result.error:
-            err(f"degen: error: {result.error}")
-            if verbose and result.trace:
-                err(result.trace.rstrip())
+            print_error(result, err, verbose)
         if as_json:
             out(orjson.dumps(result.to_dict()).decode())
         elif result.report:
-            advice.update(dict.fromkeys(_generic(line, result.path, several) for line in result.report.advice))
+            advice.update(dict.fromkeys(generic_advice(line, result.path, several) for line in result.report.advice))
             out(render(dataclasses.replace(result.report, advice=())))
     for line in () if quiet else advice:
         out(f"  advice: {line}")

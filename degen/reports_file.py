@@ -25,7 +25,6 @@ from typing import Callable
 import orjson
 
 from . import batch
-from .detect.finding import SEVERITY_RANK
 from .errors import ConfigError, OutputError
 from .io import _mode_for as mode_for  # the mode a plain open() would give the file
 from .io import check_writable
@@ -121,18 +120,6 @@ class Journal:
         self.handle.close()
 
 
-def _add_resumed(summary: batch.Summary, doc: dict) -> None:
-    """``Summary.add`` for a report read back from the journal (as ``Report.to_dict``)."""
-    summary.files += 1
-    summary.by_format[doc["format"]] += 1
-    summary.flagged_seconds += doc["metrics"]["flagged_seconds"]
-    if doc["degenerate"]:
-        summary.degenerate += 1
-        summary.degenerate_by_format[doc["format"]] += 1
-    rank = SEVERITY_RANK[summary.fail_on]
-    summary.by_kind.update(f["kind"] for f in doc["findings"] if SEVERITY_RANK[f["severity"]] >= rank)
-
-
 def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, err: Callable[[str], None],
         out: Callable[[str], None], verbose: bool = False, quiet: bool = False,
         progress: Callable[[int], None] | None = None) -> int:
@@ -166,7 +153,7 @@ def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, 
         raise
     journal.close()
     for doc in _docs(journal_file, [entries[keys[p]] for p in reused]):
-        _add_resumed(summary, doc)
+        summary.add_report(doc)
     _write_in_order(output, journal_file, [entries[keys[p]] for p in paths])
     journal_file.unlink()
     for line in () if quiet else advice:
@@ -189,11 +176,9 @@ def _scan_into(journal: Journal, todo: list[str], settings: batch.Settings, jobs
     for result in batch.scan_paths(todo, settings, jobs):
         summary.add(result)
         if result.error:
-            err(f"degen: error: {result.error}")
-            if verbose and result.trace:
-                err(result.trace.rstrip())
+            batch.print_error(result, err, verbose)
         else:
-            advice.update(dict.fromkeys(a.replace(result.path, "FILE") for a in result.report.advice))
+            advice.update(dict.fromkeys(batch.generic_advice(a, result.path, True) for a in result.report.advice))
         entries[keys[result.path]] = journal.append(keys[result.path], stats[result.path], result.to_dict())
         step(1)
     return advice
