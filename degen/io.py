@@ -14,6 +14,7 @@ import os
 import stat
 import sys
 from pathlib import Path
+from typing import Iterable
 
 import orjson
 
@@ -298,27 +299,32 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         sys.stdout.buffer.write(data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data)
         sys.stdout.buffer.flush()
         return
-    target = Path(path)
     # surrogateescape: a file name that is not UTF-8 (a Latin-1 'é' on an old disk) comes back as its own bytes
-    payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    write_atomic_chunks(path, (data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data,))
+
+
+def write_atomic_chunks(path: str | os.PathLike, chunks: Iterable[bytes]) -> None:
+    """``write_atomic`` of output made a piece at a time (never all in memory at once),
+    to a file path (``-`` is not one)."""
+    target = Path(path)
     try:
         if is_special(target):  # nothing to keep whole, and a rename would replace the device itself
             with open(target, "wb") as handle:
-                handle.write(payload)
+                handle.writelines(chunks)
             return
-        _write(target, payload)
+        _write(target, chunks)
     except OSError as exc:
         raise OutputError(f"{target}: cannot write ({exc.strerror or exc}); check that the folder exists, is "
                           f"writable and has space", path=str(target)) from None
 
 
-def _write(target: Path, payload: bytes) -> None:
+def _write(target: Path, chunks: Iterable[bytes]) -> None:
     import tempfile
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         os.chmod(tmp, _mode_for(target))
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

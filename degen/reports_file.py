@@ -26,8 +26,7 @@ import orjson
 
 from . import batch
 from .errors import ConfigError, OutputError
-from .io import _mode_for as mode_for  # the mode a plain open() would give the file
-from .io import check_writable
+from .io import check_writable, write_atomic_chunks
 
 JOURNAL_VERSION = 1
 SYNC_SECONDS = 5.0  # a crash of the machine loses at most this much scanning
@@ -195,17 +194,4 @@ def _docs(journal_file: Path, order: list[Entry]):
 def _write_in_order(output: Path, journal_file: Path, order: list[Entry]) -> None:
     """``output``: the reports of ``order`` from the journal, a line each, written to a
     temporary file in the same folder and renamed over ``output`` once synced."""
-    import tempfile
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=output.parent)
-    try:
-        with os.fdopen(fd, "wb") as target:
-            for doc in _docs(journal_file, order):
-                target.write(orjson.dumps(doc) + b"\n")
-            target.flush()
-            os.fsync(target.fileno())
-        os.chmod(tmp, mode_for(output))
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
+    write_atomic_chunks(output, (orjson.dumps(doc) + b"\n" for doc in _docs(journal_file, order)))
