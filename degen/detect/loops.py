@@ -212,13 +212,20 @@ def _most_copies_in_a_segment(bounds: np.ndarray, r: Runs, stops: np.ndarray, fi
     """For runs ``which`` (from text ``first`` to text ``last`` of their stream), the
     most whole copies of the unit that lie in one text, all runs at once: each run is cut
     into its pieces, one per text it touches."""
+    offsets, run, begins, ends = _pieces(bounds, r.start, stops, first, last, which)
+    return np.maximum.reduceat((ends - begins) // r.period[run], offsets)
+
+
+def _pieces(bounds: np.ndarray, starts: np.ndarray, stops: np.ndarray, first: np.ndarray, last: np.ndarray,
+            which: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Runs ``which`` (tokens ``starts``..``stops``, from text ``first`` to text ``last``
+    of their stream) cut at the texts' edges: (where each run's pieces begin among them,
+    the run of each piece, where each piece begins and ends)."""
     pieces = last - first + 1
     offsets = np.cumsum(pieces) - pieces
     run = np.repeat(which, pieces)
     text = np.repeat(first, pieces) + np.arange(int(pieces.sum())) - np.repeat(offsets, pieces)
-    ends = np.minimum(bounds[text + 1], stops[run])
-    begins = np.maximum(bounds[text], r.start[run])
-    return np.maximum.reduceat((ends - begins) // r.period[run], offsets)
+    return offsets, run, np.maximum(bounds[text], starts[run]), np.minimum(bounds[text + 1], stops[run])
 
 
 def find_runs(stream: Stream, config: DetectConfig, alone: bool = False) -> Runs:
@@ -245,12 +252,8 @@ def within_texts(stream: Stream, runs: Runs, fewest: int) -> Runs:
     crossing = np.flatnonzero(first != last)
     if not crossing.size:
         return runs
-    pieces = last[crossing] - first[crossing] + 1
-    run = np.repeat(crossing, pieces)
-    text = np.repeat(first[crossing], pieces) + np.arange(int(pieces.sum())) - np.repeat(np.cumsum(pieces) - pieces,
-                                                                                        pieces)
-    begin = np.maximum(stream.bounds[text], runs.start[run])
-    length = np.minimum(stream.bounds[text + 1], stops[run]) - begin
+    _, run, begin, end = _pieces(stream.bounds, runs.start, stops, first[crossing], last[crossing], crossing)
+    length = end - begin
     period = runs.period[run]
     kept = length // period >= fewest
     whole = first == last
