@@ -70,8 +70,10 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         shifted.append((Span(start, end), seg))
     kept = [(span.clamp(rs.limit), seg) for span, seg in shifted if _keeps(span, seg, rs, clip, prior)]
     mapping, unmapped = map_speakers(shifted, kept, original, clip, suspect, prior)
+    # In the answer's own order: a model writes what was said in order, while its stamps
+    # wobble (a sentence stamped a second early could sort before the one said before it).
     out, cursor = [], rs.limit.start
-    for span, seg in sorted(kept, key=lambda item: item[0].start):
+    for span, seg in kept:
         start = round(max(span.start, cursor), ROUND)
         end = round(max(span.end, start), ROUND)
         # An unclosed segment stays marked so that the policy sees the cut; `closed()`
