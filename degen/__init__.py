@@ -74,7 +74,7 @@ def audio_duration_of(transcript: Transcript) -> float | None:
 
 def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None = None, *,
          audio_duration: float | None = None, format: str | None = None, name: str | None = None,
-         gpu_mem: float | None = None) -> Report:
+         gpu_mem: float | None = None, audio=None) -> Report:
     """Detect loops and impossible timing in a transcript.
 
     Args:
@@ -85,6 +85,9 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         format: skip format sniffing.
         name: how the report names the source.
         gpu_mem: GiB of the server's GPU, for max_new_tokens numbers in the advice.
+        audio: the audio file (a path or ``repair.audio.Audio``): voiced stretches no
+            segment covers become ``untranscribed`` findings, and its length is the
+            ``audio_duration``.
 
     Example:
         >>> import degen
@@ -97,14 +100,33 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     config = config or DEFAULT
     transcript = read(source, format)
     label = name or _label(source)
-    duration = audio_duration or audio_duration_of(transcript)
+    heard = _audio(audio) if audio is not None else None
+    duration = audio_duration or (heard.duration if heard is not None else None) or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
+    if heard is not None:
+        analysis = _with_untranscribed(analysis, transcript, heard)
     skipped = transcript.meta.get("skipped_lines")
     lengths = _utterance_seconds(transcript)
     total = duration or (float(sum(lengths)) if lengths is not None else transcript.end)
     report = build_report(label, transcript.format, analysis, total, config.fail_on,
                           skipped_lines=skipped if isinstance(skipped, int) else None, utterance_seconds=lengths)
     return dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
+
+
+def _audio(audio):
+    from .repair.audio import Audio
+    return audio if isinstance(audio, Audio) else Audio.open(audio)
+
+
+def _with_untranscribed(analysis, transcript: Transcript, audio):
+    """``analysis`` with the voiced stretches of ``audio`` that no segment covers."""
+    from .repair.vad import make_vad
+    from .repair.voice import untranscribed, voice_of
+    found = untranscribed(transcript, voice_of(audio, make_vad()))
+    if not found:
+        return analysis
+    findings = sorted(analysis.findings + tuple(found), key=lambda f: (f.span.start if f.span else -1.0, f.segments))
+    return dataclasses.replace(analysis, findings=tuple(findings))
 
 
 def _utterance_seconds(transcript: Transcript):
@@ -152,10 +174,8 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     """
     from .repair.audio import Audio
     from .repair.client import HttpTranscriber
-    from .repair.fix import repair
+    from .repair.fix import findings_to_repair, repair
     from .repair.policy import Policy
-    from .repair.vad import make_vad
-    from .repair.voice import untranscribed, voice_of
     from .detect import DEFAULT
     config = config or (policy.config if policy else DEFAULT)
     policy = policy or Policy(config=config)
@@ -164,9 +184,7 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
     transcribers = [HttpTranscriber(t) if isinstance(t, str) else t for t in items]
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
-    voice = voice_of(audio, make_vad(policy.evidence.vad))
-    findings = list(before.flagged) + untranscribed(transcript, voice, policy.evidence.max_unwritten,
-                                                    policy.evidence.stamp_slack)
+    findings, voice = findings_to_repair(transcript, audio, policy, before.flagged)
     for t in transcribers if findings else ():
         if hasattr(t, "check"):  # a down server: say so, not a result with every span unresolved
             t.check()

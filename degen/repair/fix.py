@@ -32,7 +32,7 @@ from .send import Sender, polled
 from .span import SpanRepair, first_step, send_step, sent_attempt
 from .splice import Replacement, apply, closed
 from .vad import make_vad
-from .voice import Voice
+from .voice import Voice, untranscribed, voice_of
 
 
 def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcriber], *, policy: Policy,
@@ -78,6 +78,14 @@ def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcri
                        "; ".join(o.rs.reasons), o.voiced, o.reason) for o in kept)
     return FixResult(fixed, plan, outcomes, edits, before, rescan(fixed), audio.duration, **cost(outcomes),
                      language=language.describe() if language else None)
+
+
+def findings_to_repair(transcript: Transcript, audio: Audio, policy: Policy, flagged) -> tuple[list, Voice]:
+    """What a run repairs: the scan's flagged findings and the voiced audio no segment
+    covers (``untranscribed``), with the file's voiced audio they were weighed against."""
+    voice = voice_of(audio, make_vad(policy.evidence.vad))
+    extra = untranscribed(transcript, voice, policy.evidence.max_unwritten, policy.evidence.stamp_slack)
+    return list(flagged) + extra, voice
 
 
 class _Tally:
