@@ -27,6 +27,7 @@ from ..model import Segment, Span
 from .evidence import folded
 from .policy import Step
 from .rhythm import Repetition
+from .journal import JournalEntry
 from .send import Sender, Sent
 from .splice import parse_candidate
 
@@ -104,43 +105,41 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     # Sent together (the sender bounds what is in flight): a server batches short clips.
     with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
         sents = list(zip(todo, pool.map(one, range(len(todo)), todo)))
-    entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "step": step.to_dict(),
-             "server": sents[0][1].entry["server"] if sents else "", "format": "pieces",
-             "token_budget": sum(s.entry.get("token_budget", 0) for _, s in sents),
-             "sent": sum(s.requests for _, s in sents if not s.replayed),
-             "seconds_sent": sum(s.clip.duration * s.requests for _, s in sents if not s.replayed),
-             "pieces": len(sents)}
+    entry = JournalEntry(key, number, (clip.start, clip.end), step.to_dict(),
+                         sents[0][1].entry.server if sents else "", sum(s.entry.token_budget for _, s in sents),
+                         format="pieces", sent=sum(s.requests for _, s in sents if not s.replayed),
+                         seconds_sent=sum(s.clip.duration * s.requests for _, s in sents if not s.replayed),
+                         pieces=len(sents))
     errors = [s.error for _, s in sents if s.error]
     if errors:
-        entry.update(body=None, error=errors[0])
-        return Sent(entry)  # not journaled: the failed part is retried, the others replayed
+        return Sent(entry.with_(error=errors[0]))  # not journaled: the failed part is retried, the others replayed
     try:
         body, named = joined(clip, sents, loop_units)
-        entry.update(body=body, error=None, named=named)
+        entry = entry.with_(body=body, named=named)
         if named is None:
             # The copies are one sound said again (rhythm); answers naming it several ways
             # show the decoder could not tell what it is, and any one of them may be a
             # deletion of the real word.
-            entry.update(body="", unusable=f"the {repetition.copies} pieces of one repeated word do not agree "
-                                           f"on what it is")
+            entry = entry.with_(body="", unusable=f"the {repetition.copies} pieces of one repeated word do not "
+                                                  f"agree on what it is")
     except FormatError as exc:
-        entry.update(body="", error=None, unusable=exc.detail)  # judged as an empty answer: refused
+        entry = entry.with_(body="", unusable=exc.detail)  # judged as an empty answer: refused
     sender.journal.record(entry)
     return Sent(entry)
 
 
-def pieces_note(entry: dict) -> str | None:
+def pieces_note(entry: JournalEntry) -> str | None:
     """For the report: how many requests a pieces answer took, and how the word was named."""
-    if "pieces" not in entry:
+    if entry.pieces is None:
         return None
-    said = f"named {entry['named']}" if entry.get("named") else entry.get("unusable") or "no repeated word named"
-    return f"{entry['pieces']} requests; {said}"
+    said = f"named {entry.named}" if entry.named else entry.unusable or "no repeated word named"
+    return f"{entry.pieces} requests; {said}"
 
 
 def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
-    parsed = [(part, _segments(part.span, parse_candidate(sent.entry["body"], sent.entry["format"])))
+    parsed = [(part, _segments(part.span, parse_candidate(sent.entry.body, sent.entry.format)))
               for part, sent in sents]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
     joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)

@@ -66,7 +66,7 @@ class SpanRepair:
                 return self.unresolved(f"decode budget spent: {exc}")
             attempt, placed = self.judge(step, sent)
             self._notice_ignored_penalty(step, sent)
-            self.tried += (Tried(number, attempt.with_(why=rejected(attempt)), placed, sent.entry.get("body")),)
+            self.tried += (Tried(number, attempt.with_(why=rejected(attempt)), placed, sent.entry.body),)
             if attempt.error:
                 return self.unresolved(f"server error: {attempt.error}")
             decision = decide(self.tried, self.repetition, self.scope.policy.evidence)
@@ -98,10 +98,10 @@ class SpanRepair:
         base = sent_attempt(step, sent)
         if sent.error:
             return base.with_(error=sent.error), None
-        if entry.get("unusable"):
-            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry['unusable']}", ("unusable",))), None
+        if entry.unusable:
+            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry.unusable}", ("unusable",))), None
         try:
-            candidate = parse_candidate(entry["body"], entry["format"])
+            candidate = parse_candidate(entry.body, entry.format)
         except FormatError as exc:
             return base.with_(verdict=Verdict(False, INF, f"unusable answer: {exc.detail}", ("unusable",))), None
         clip, config, evidence = sent.clip, scope.policy.config, scope.policy.evidence
@@ -163,7 +163,7 @@ class SpanRepair:
     def _notice_ignored_penalty(self, step: Step, sent: Sent) -> None:
         plain = dataclasses.replace(step, repetition_penalty=None)
         plain_body = next((t.body for t in self.tried if t.attempt.step == plain), None)
-        self.sender.notice_ignored_penalty(self.transcriber, step, sent.entry.get("body"), plain_body)
+        self.sender.notice_ignored_penalty(self.transcriber, step, sent.entry.body, plain_body)
 
     def _anchored(self, chosen: Tried) -> Tried | None:
         """When the accepted answer holds speakers no clean segment vouches for, ask once
@@ -217,9 +217,9 @@ def send_step(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number:
 def sent_attempt(step: Step, sent: Sent) -> Attempt:
     """An attempt as sent, not yet judged."""
     entry = sent.entry
-    return Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
-                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")),
-                   seconds_sent=entry.get("seconds_sent"), pieces=pieces_note(entry))
+    return Attempt(step, sent.clip, entry.server, entry.token_budget, None, requests_sent=sent.requests,
+                   replayed=sent.replayed, refused=entry.refused, seconds_sent=entry.seconds_sent,
+                   pieces=pieces_note(entry))
 
 
 def attempts_of(tried) -> tuple[Attempt, ...]:
