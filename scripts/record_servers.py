@@ -197,11 +197,15 @@ def send(client, url: str, case: dict, clips: dict, log: list) -> dict:
         data = special[case["clip"]] if case["clip"] in special else clips[case["clip"]]
         files = {"file": ("clip.wav", data, "audio/wav")}
     before = len(log)
-    reply = client.post(url + "/v1/audio/transcriptions", data=case["fields"], files=files)
-    time.sleep(0.05)  # a chunked request's last engine call is logged before its reply is sent
     clip = case["clip"]
     request = {"fields": case["fields"], "file": None if clip is None else
                {"kind": clip, "bytes": len(files["file"][1]), "seconds": CLIPS.get(clip)}}
+    try:
+        reply = client.post(url + "/v1/audio/transcriptions", data=case["fields"], files=files)
+    except Exception as exc:  # the server dropped the connection: that is its answer
+        return {"name": case["name"], "request": request, "status": None,
+                "transport_error": type(exc).__name__, "engine": log[before:]}
+    time.sleep(0.05)  # a chunked request's last engine call is logged before its reply is sent
     engine = sorted(log[before:], key=lambda e: e.get("call", ""))  # chunks run concurrently
     return {"name": case["name"], "request": request, **answer(reply), "engine": engine}
 
