@@ -13,7 +13,6 @@ numbers are Whisper base's published ones (openai/whisper-base on the Hugging Fa
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 # openai/whisper-base's config.json (architecture only: no weights are loaded)
@@ -41,13 +40,27 @@ def ct2_folder() -> Path:
     return Path(part1.__file__).parent / "data"
 
 
+def with_timestamps(vocab: dict) -> dict:
+    """The tokenizer with Whisper's 1,501 timestamp tokens ``<|0.00|>`` .. ``<|30.00|>``
+    (ids 50364 .. 51864) added, as the hub's openai/whisper-base tokenizer has them: the
+    CTranslate2 copy stops at 50363, and both servers read segment times from these ids."""
+    added = vocab.setdefault("added_tokens", [])
+    known = {t["content"] for t in added}
+    for i in range(1501):
+        content = f"<|{i * 0.02:.2f}|>"
+        if content not in known:
+            added.append({"id": 50364 + i, "content": content, "single_word": False, "lstrip": False,
+                          "rstrip": False, "normalized": False, "special": False})
+    return vocab
+
+
 def write(folder: Path, source: Path | None = None) -> Path:
     """Write the checkpoint folder (config, preprocessor, tokenizer, generation config)."""
     source = source or ct2_folder()
     folder.mkdir(parents=True, exist_ok=True)
     ct2 = json.loads((source / "config.json").read_text())
-    shutil.copyfile(source / "tokenizer.json", folder / "tokenizer.json")
     vocab = json.loads((source / "tokenizer.json").read_text())
+    (folder / "tokenizer.json").write_text(json.dumps(with_timestamps(vocab), ensure_ascii=False))
     by_id = {t["id"]: t["content"] for t in vocab.get("added_tokens", [])}
     lang_to_id = {by_id[i]: i for i in ct2["lang_ids"]}
     generation = {
