@@ -179,13 +179,17 @@ def transcription_schema(doc: dict) -> dict:
     """Only what the OpenAPI document says about the transcription form (the whole
     document lists every route of the server and changes with each release)."""
     op = doc.get("paths", {}).get("/v1/audio/transcriptions", {}).get("post", {})
-    ref = (op.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
-           .get("schema", {}).get("$ref", ""))
-    schema = doc.get("components", {}).get("schemas", {}).get(ref.rsplit("/", 1)[-1], {})
+    content = op.get("requestBody", {}).get("content", {})
+    schema = next(iter(content.values()), {}).get("schema", {})
+    schemas = doc.get("components", {}).get("schemas", {})
+    while "$ref" in schema or "allOf" in schema:
+        ref = schema.get("$ref") or schema["allOf"][0].get("$ref", "")
+        schema = schemas.get(ref.rsplit("/", 1)[-1], {})
     fields = {k: {x: v[x] for x in ("type", "anyOf", "default", "enum", "minimum", "maximum",
                                    "exclusiveMinimum", "exclusiveMaximum") if x in v}
               for k, v in schema.get("properties", {}).items()}
-    return {"openapi": doc.get("openapi"), "title": doc.get("info", {}).get("title"),
+    return {"openapi": doc.get("openapi"), "form_content_types": sorted(content),
+            "title": doc.get("info", {}).get("title"),
             "version": doc.get("info", {}).get("version"), "paths": sorted(doc.get("paths", {})),
             "transcription_form": {"required": schema.get("required", []), "fields": fields}}
 
@@ -210,7 +214,8 @@ def send(client, url: str, case: dict, clips: dict, log: list) -> dict:
     return {"name": case["name"], "request": request, **answer(reply), "engine": engine}
 
 
-def record(name: str, app, log: list, about: dict, served_model: str, out: Path) -> Path:
+def record(name: str, app, log: list, about: dict, served_model: str, out: Path,
+           checkpoint: Path | None = None) -> Path:
     import httpx
     clips = {k: wav_bytes(v) for k, v in CLIPS.items()}
     url, stop = serve(app)
@@ -225,7 +230,10 @@ def record(name: str, app, log: list, about: dict, served_model: str, out: Path)
             "gets": gets, "transcriptions": cases}
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.json"
-    path.write_text(json.dumps(body, indent=1, ensure_ascii=False, sort_keys=False) + "\n")
+    text = json.dumps(body, indent=1, ensure_ascii=False, sort_keys=False)
+    if checkpoint:  # vLLM lists the checkpoint's folder as the model's root: not this machine's path
+        text = text.replace(json.dumps(str(checkpoint))[1:-1], "CHECKPOINT")
+    path.write_text(text + "\n")
     return path
 
 
@@ -257,7 +265,7 @@ def main(argv=None) -> int:
         app = stub.make_app(log)
         info = stub.about()
         name = f"faster-whisper-server-{info['version']}"
-    print(record(name, app, log, info, info["served_model"], args.out))
+    print(record(name, app, log, info, info["served_model"], args.out, args.checkpoint))
     return 0
 
 

@@ -177,7 +177,8 @@ def make_app(kind: str, checkpoint: str | None, log: list):
         builder = moss_builder()
     config = Config(model_path=checkpoint or MODEL_NAMES[kind])
     client = Client(FakeCoordinator(kind, builder, log))
-    return create_app(client, model_name=MODEL_NAMES[kind], supports_audio_translation=config.supports_audio_translation(),
+    return create_app(client, model_name=MODEL_NAMES[kind],
+                      supports_audio_translation=config.supports_audio_translation(),
                       architectures=[config.architecture], audio_chunking=config.resolved_audio_chunking)
 
 
