@@ -91,7 +91,7 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         >>> degen.scan("[0.0][S01]no, no, no, no, no[2.0]").degenerate
         False
     """
-    from .advice import advise
+    from .present.advice import advise
     from .detect import DEFAULT, analyze
     from .report import build_report
     config = config or DEFAULT
@@ -177,11 +177,11 @@ __all__ = [
 # Public names that live in heavier modules, resolved on first access (PEP 562); the
 # submodules the package used to import eagerly stay reachable as attributes too.
 _LAZY = {
-    "formats": (".formats", None), "detect": (".detect", None), "filter": (".filter", None), "io": (".io", None),
-    "report": (".report", None),
+    "formats": (".formats", None), "detect": (".detect", None), "io": (".io", None), "report": (".report", None),
+    "archive": (".archive", None), "present": (".present", None), "ray": (".ray", None),
     "DEFAULT": (".detect", "DEFAULT"), "DetectConfig": (".detect", "DetectConfig"),
     "Finding": (".detect", "Finding"), "analyze": (".detect", "analyze"),
-    "scan_batch": (".filter", "scan_batch"),
+    "scan_batch": (".archive.rows", "scan_batch"),
     "read_transcript": (".io", "read_transcript"), "write_atomic": (".io", "write_atomic"),
     "Metrics": (".report", "Metrics"), "Report": (".report", "Report"), "build_report": (".report", "build_report"),
 }

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import OutputError
-from ..terminal import plural, safe
+from ..present.terminal import plural, safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, threshold_options, verbosity
 
 
@@ -22,7 +22,7 @@ def _default_out(path: Path) -> Path:
 MAX_TIMEOUT = 86_400.0
 
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
-# every command's --help; tests/test_pieces.py holds the two equal).
+# every command's --help; tests/repair/test_pieces.py holds the two equal).
 DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
 
 
@@ -209,7 +209,7 @@ def _write_outputs(result, transcript, input_path, out_path, report_path, in_pla
     doc = {"input": printable(input_path), "output": printable(out_path), **result.to_dict()}
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
     if html_path:
-        from ..html import render_fix
+        from ..present.html import render_fix
         write_atomic(html_path, render_fix(result, transcript, output=str(out_path)))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..terminal import safe
+from ..present.terminal import safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshold_options, verbosity
 
 
@@ -34,7 +34,7 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
     Exits 0 when every file is clean, 1 when one is degenerate, 2 when one could not be
     read (the others are still scanned). With several files a summary goes to stderr.
     """
-    from .. import batch
+    from ..archive import batch
     from ..io import check_distinct, check_writable
     config = config_from(options)
     paths = batch.expand(files)
@@ -56,7 +56,7 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
 
 def _scan_to_file(paths, settings, output, jobs) -> int:
     """``--output``: the reports to a file, a progress bar on stderr (a terminal only)."""
-    from .. import reports_file
+    from ..archive import reports
     state = {"bar": None, "left": 0}
 
     def progress(count):
@@ -81,9 +81,9 @@ def _scan_to_file(paths, settings, output, jobs) -> int:
 
     quiet = verbosity() < 0
     try:
-        return reports_file.run(paths, settings, output, jobs=jobs, err=error, out=click.echo,
-                                verbose=verbosity() > 0, quiet=quiet,
-                                progress=None if quiet or not sys.stderr.isatty() else progress)
+        return reports.run(paths, settings, output, jobs=jobs, err=error, out=click.echo,
+                           verbose=verbosity() > 0, quiet=quiet,
+                           progress=None if quiet or not sys.stderr.isatty() else progress)
     finally:
         close()
 
@@ -95,13 +95,13 @@ def _error_line(line: str) -> None:
 
 
 def _render_report(report) -> str:
-    from ..report import render_text
+    from ..present.text import render_text
     return render_text(report, style, quiet=verbosity() < 0, verbose=verbosity() > 0)
 
 
 def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> int:
     from .. import scan as scan_one
-    from ..html import render_scan
+    from ..present.html import render_scan
     from ..io import read_transcript, write_atomic
     transcript = read_transcript(path, fmt)  # "-" is stdin
     report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
@@ -126,7 +126,7 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **opt
     Resumes an interrupted run (KEEP.degen-progress.json). Exits 0 when every line is
     kept, 1 when some are quarantined, 2 on unusable input or arguments.
     """
-    from ..filter import filter_manifest
+    from ..archive.filter import filter_manifest
     for option, path in (("MANIFEST", manifest), ("--keep", keep_path), ("--quarantine", quarantine_path)):
         if str(path) == "-":  # '-' is stdin or stdout everywhere else; here it would name a file "-"
             raise click.BadParameter("'-' is not a file: filter reads and writes files, resuming from them "
@@ -153,13 +153,13 @@ def _check_filter_files(manifest: Path, keep: Path, quarantine: Path) -> None:
     "wb", the progress file deleted at the end): 'degen filter k.jsonl.partial --keep
     k.jsonl', a natural retry after a crash, emptied the manifest and deleted it."""
     from ..errors import ConfigError
-    from ..filter import _partial, progress_path
+    from ..archive.filter import partial_path, progress_path
     from ..io import is_special, same_file
     for option, path in (("--keep", keep), ("--quarantine", quarantine)):
         if is_special(path):  # PATH.partial is renamed onto it: as root that replaced /dev/null itself
             raise ConfigError(f"{path}: {option} must be a regular file: filter writes {path.name}.partial beside it "
                               f"and renames it into place; give a file path")
-    for option, written in (("--keep", _partial(keep)), ("--quarantine", _partial(quarantine)),
+    for option, written in (("--keep", partial_path(keep)), ("--quarantine", partial_path(quarantine)),
                             ("--keep", progress_path(keep))):
         if same_file(manifest, written):
             raise ConfigError(f"{manifest}: the manifest is {written.name}, a file filter writes for {option} as it "

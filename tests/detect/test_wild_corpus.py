@@ -1,0 +1,121 @@
+"""The public corpus in fixtures/wild and the hallucination lexicon are well-formed.
+
+These tests check the data contract only (index rows, files, counts, citations); how
+well detection does on the corpus is measured by bench/wild_eval.py, not here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+WILD = ROOT / "fixtures" / "wild"
+INDEX = WILD / "index.jsonl"
+LEXICON = ROOT / "degen" / "detect" / "hallucinations.tsv"
+KEYS = {"file", "source", "language", "label", "kind", "reason", "split"}
+LABELS = {"loop", "hallucination", "clean"}
+NOT_CORPUS = {"index.jsonl", "README.md"}
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    lines = [line for line in INDEX.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in lines]
+
+
+def test_rows_have_exactly_the_contract_keys(rows):
+    for row in rows:
+        assert set(row) == KEYS, row.get("file")
+        assert all(isinstance(row[k], str) and row[k].strip() for k in KEYS), row["file"]
+
+
+def test_labels_splits_and_languages_are_valid(rows):
+    for row in rows:
+        assert row["label"] in LABELS, row["file"]
+        assert row["split"] in {"dev", "test"}, row["file"]
+        assert re.fullmatch(r"[a-z]{2}", row["language"]), row["file"]
+        assert row["source"].startswith(("https://", "http://")), row["file"]
+        assert "\n" not in row["reason"], row["file"]
+
+
+def test_split_follows_the_published_rule(rows):
+    # README: a file is in test when the SHA-1 of its path, read as a number, is divisible by 3.
+    for row in rows:
+        digest = int(hashlib.sha1(row["file"].encode()).hexdigest(), 16)
+        assert row["split"] == ("test" if digest % 3 == 0 else "dev"), row["file"]
+
+
+def test_every_listed_file_exists_and_every_file_is_listed(rows):
+    listed = [row["file"] for row in rows]
+    assert len(listed) == len(set(listed)), "a file is listed twice"
+    on_disk = {p.relative_to(WILD).as_posix() for p in WILD.rglob("*")
+               if p.is_file() and p.name not in NOT_CORPUS}
+    assert set(listed) == on_disk
+
+
+def test_files_are_utf8_text_and_within_size_limits(rows):
+    total = 0
+    for row in rows:
+        data = (WILD / row["file"]).read_bytes()
+        total += len(data)
+        text = data.decode("utf-8")
+        assert text.strip(), row["file"]
+        assert len(text.splitlines()) <= 300, row["file"]
+    assert total < 3 * 1024 * 1024
+
+
+def test_counts_meet_the_minimums(rows):
+    labels = Counter(row["label"] for row in rows)
+    clean_languages = {row["language"] for row in rows if row["label"] == "clean"}
+    assert len(rows) >= 147
+    assert labels["clean"] >= 67
+    assert len(clean_languages) >= 16
+    assert labels["hallucination"] >= 25
+    assert labels["loop"] >= 55
+
+
+def test_both_splits_hold_every_label(rows):
+    for label in LABELS:
+        splits = {row["split"] for row in rows if row["label"] == label}
+        assert splits == {"dev", "test"}, label
+
+
+def _lexicon():
+    comments, entries = [], []
+    for number, line in enumerate(LEXICON.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            comments.append(line)
+            continue
+        entries.append((number, line.split("\t")))
+    return comments, entries
+
+
+def test_lexicon_rows_parse_and_cite_their_source():
+    comments, entries = _lexicon()
+    cited = {m.group(1) for c in comments for m in [re.match(r"#\s*\[([^\]]+)\]", c)] if m}
+    assert entries
+    for number, fields in entries:
+        assert len(fields) == 3, f"line {number}: {fields}"
+        lang, phrase, source = (f.strip() for f in fields)
+        assert re.fullmatch(r"[a-z]{2}", lang), f"line {number}"
+        assert phrase, f"line {number}"
+        assert source in cited, f"line {number}: source {source!r} has no citation line"
+
+
+def test_lexicon_covers_the_required_languages_with_strong_phrases():
+    _, entries = _lexicon()
+    strong = {fields[0] for _, fields in entries if not fields[2].strip().startswith("weak-")}
+    assert {"en", "zh", "ja", "ko", "de", "fr", "es", "it", "pt", "ru"} <= strong
+
+
+def test_lexicon_has_no_duplicate_rows():
+    _, entries = _lexicon()
+    keys = [(f[0], f[1].strip()) for _, f in entries]
+    assert len(keys) == len(set(keys))
