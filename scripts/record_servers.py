@@ -6,7 +6,7 @@ token cap, seed) and answers a fixed transcript. A matrix of real multipart requ
 fields degen sends and might send, right and wrong) and the informational routes are sent
 to it, and each answer is saved with what reached the engine, as
 fixtures/servers/NAME-VERSION[-MODEL].json. degen/testing/dialects.py replays them and
-tests/test_dialects.py holds the replay to them.
+tests/testing/test_dialects.py holds the replay to them.
 
 The servers need torch and their own pinned stacks, so each runs in a virtualenv of its
 own, outside the project (none of this is a test dependency):

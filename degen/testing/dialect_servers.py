@@ -78,6 +78,9 @@ class SGLangOmni(BaseDialect):
                                 f"{form.get('response_format')!r}")
         return self._respond(fmt, stream, texts, pieces, seconds, form, language)
 
+    def model_language(self, call: Call) -> str | None:
+        return None if self.moss else super().model_language(call)  # MOSS only echoes it
+
     def _language(self, value: str | None) -> str | None:
         if self.moss:
             return value or "auto"

@@ -132,6 +132,10 @@ class BaseDialect:
     def transcribe(self, form: dict, audio: bytes | None, engine: Engine) -> Reply:
         raise NotImplementedError
 
+    def model_language(self, call: Call) -> str | None:
+        """The language code the model decodes in for ``call`` (None: it detects)."""
+        return {"english": "en", "auto": None}.get(call.language, call.language)
+
 
 def usage(seconds: float) -> dict | None:
     return {"type": "duration", "seconds": math.ceil(seconds)} if seconds > 0 else None

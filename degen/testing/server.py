@@ -170,7 +170,8 @@ class TestServer:
         temperature = call.temperature[0] if isinstance(call.temperature, tuple) else call.temperature
         cap = call.max_tokens or MODEL_CAP
         penalty = call.repetition_penalty if call.repetition_penalty != 1.0 else None
-        text = self.decoder.decode(samples, rate, max(temperature, 0.0), cap, penalty)
+        language = self.dialect.model_language(call)
+        text = self.decoder.decode(samples, rate, max(temperature, 0.0), cap, penalty, language=language)
         return self._faulty(text or "", samples, rate, temperature, cap, penalty)
 
     def _faulty(self, text: str, samples, rate: int, temperature: float, cap: int, penalty) -> str:

@@ -25,8 +25,8 @@ class FixedDecoder:
     def __init__(self):
         self.asked = []
 
-    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty):
-        self.asked.append((samples.size / rate, temperature, max_new_tokens, repetition_penalty))
+    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty, language=None):
+        self.asked.append((samples.size / rate, temperature, max_new_tokens, repetition_penalty, language))
         return MARKUP
 
 
@@ -209,3 +209,19 @@ def test_unknown_dialect_is_refused():
     with pytest.raises(ValueError, match="choose one of"):
         TestServer(FixedDecoder(), dialect="nosuch")
     assert FIXTURES.is_dir()
+
+
+@pytest.mark.parametrize("name, fields, language", [
+    ("sglang-omni-0.1.9-whisper", {}, "en"),  # forced to English when absent
+    ("sglang-omni-0.1.9-whisper", {"language": "de"}, "de"),
+    ("sglang-omni-0.1.9-moss", {"language": "de"}, None),  # only echoed: the model never sees it
+    ("vllm-0.32", {}, "en"),  # what the detection step answered
+    ("vllm-0.32", {"language": "de"}, "de"),
+    ("faster-whisper-server-0.0.3", {}, None),  # faster-whisper detects
+])
+def test_language_reaching_the_decoder(name, fields, language):
+    decoder = FixedDecoder()
+    with TestServer(decoder, dialect=name) as server:
+        reply = httpx.post(server.url + ROUTE, data={"temperature": "0", **fields}, files={"file": ("a.wav", wav(2.0))})
+    assert reply.status_code == 200
+    assert decoder.asked[-1][-1] == language
