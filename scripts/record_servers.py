@@ -211,14 +211,20 @@ def send(client, url: str, case: dict, clips: dict, log: list) -> dict:
     clip = case["clip"]
     request = {"fields": case["fields"], "file": None if clip is None else
                {"kind": clip, "bytes": len(files["file"][1]), "seconds": CLIPS.get(clip)}}
-    try:
-        reply = client.post(url + "/v1/audio/transcriptions", data=case["fields"], files=files)
-    except Exception as exc:  # the server dropped the connection: that is its answer
-        return {"name": case["name"], "request": request, "status": None,
-                "transport_error": type(exc).__name__, "engine": log[before:]}
+    dropped = []
+    for _ in range(3):
+        try:
+            reply = client.post(url + "/v1/audio/transcriptions", data=case["fields"], files=files)
+            break
+        except Exception as exc:  # uvicorn may reset the connection after an unhandled error
+            dropped.append(type(exc).__name__)
+    else:
+        return {"name": case["name"], "request": request, "status": None, "dropped": dropped,
+                "engine": log[before:]}
     time.sleep(0.05)  # a chunked request's last engine call is logged before its reply is sent
     engine = sorted(log[before:], key=lambda e: e.get("call", ""))  # chunks run concurrently
-    return {"name": case["name"], "request": request, **answer(reply), "engine": engine}
+    extra = {"dropped": dropped} if dropped else {}  # answered only after the connection was reset
+    return {"name": case["name"], "request": request, **answer(reply), **extra, "engine": engine}
 
 
 def record(name: str, app, log: list, about: dict, served_model: str, out: Path,
