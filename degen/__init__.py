@@ -119,7 +119,7 @@ def _utterance_seconds(transcript: Transcript):
 
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
         config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
-        concurrency: int = 8, journal=None, progress=None, format: str | None = None):
+        concurrency: int = 8, journal=None, progress=None, format: str | None = None, language: str | None = None):
     """Re-decode only the flagged spans of a transcript and splice the results back.
 
     Args:
@@ -135,6 +135,9 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         concurrency: spans in flight at once.
         journal: a ``repair.journal.Journal`` to resume from and append to.
         progress: called with (``Outcome``, spans done, spans in all) as each span finishes.
+        language: the transcript's language ("en", "zh"), sent with every request; when
+            None, the input's own field, else a guess from its clean text
+            (``repair.language.pin``). Answers in another language or script are refused.
 
     Returns:
         ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before/after.
@@ -151,6 +154,8 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     from .repair.client import HttpTranscriber
     from .repair.fix import repair
     from .repair.policy import Policy
+    from .repair.vad import make_vad
+    from .repair.voice import untranscribed, voice_of
     from .detect import DEFAULT
     config = config or (policy.config if policy else DEFAULT)
     policy = policy or Policy(config=config)
@@ -159,13 +164,30 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
     transcribers = [HttpTranscriber(t) if isinstance(t, str) else t for t in items]
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
-    for t in transcribers if before.flagged else ():
+    voice = voice_of(audio, make_vad(policy.evidence.vad))
+    findings = list(before.flagged) + untranscribed(transcript, voice, policy.evidence.max_unwritten,
+                                                    policy.evidence.stamp_slack)
+    for t in transcribers if findings else ():
         if hasattr(t, "check"):  # a down server: say so, not a result with every span unresolved
             t.check()
-    return repair(transcript, audio, transcribers, policy=policy, findings=before.flagged, pad=pad,
+    return repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
                   merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
-                  progress=progress, before=before,
-                  rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+                  progress=progress, before=before, language=_pin_language(transcript, language, findings),
+                  voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+
+
+def _pin_language(transcript: Transcript, given: str | None, findings):
+    """The language of a repair run, read from the segments no finding flagged (a
+    loop's text is no evidence of the language: Whisper loops in English on Mandarin)."""
+    from .repair.language import pin
+    from .repair.plan import INSERTING
+    flagged = {i for f in findings if f.kind not in INSERTING for i in range(f.segments[0], f.segments[1] + 1)}
+    clean, size = [], 0
+    for i, seg in enumerate(transcript.segments):
+        if i not in flagged and size < 20_000:  # a few pages decide the language
+            clean.append(seg.text)
+            size += len(seg.text)
+    return pin(transcript, given, " ".join(clean))
 
 
 __all__ = [
