@@ -159,3 +159,20 @@ def test_lexicon_has_no_duplicate_rows():
     _, entries = _lexicon()
     keys = [(f[0], f[1].strip()) for _, f in entries]
     assert len(keys) == len(set(keys))
+
+
+MANIFEST = ROOT / "fixtures" / "manifests" / "committee_short_utterances.jsonl"
+
+
+def test_the_short_utterance_manifest_is_300_cited_rows_without_durations():
+    rows = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 300
+    readme = (MANIFEST.parent / "README.md").read_text(encoding="utf-8")
+    assert "https://github.com/Yale-LILY/QMSum" in readme
+    paths = [row["audio_filepath"] for row in rows]
+    assert len(set(paths)) == 300
+    for row in rows:
+        assert set(row) == {"audio_filepath", "text"}  # no duration, as the case has none
+        assert re.fullmatch(r"[a-z_]+_\d+/\d{4}\.wav", row["audio_filepath"]), row
+        assert 1 <= len(row["text"].split()) <= 8 and "{" not in row["text"], row
+    assert paths == sorted(paths, key=lambda p: (p.split("/")[0], int(p.split("/")[1][:4])))
