@@ -141,7 +141,8 @@ def _utterance_seconds(transcript: Transcript):
 
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
         config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
-        concurrency: int = 8, journal=None, progress=None, format: str | None = None, language: str | None = None):
+        concurrency: int = 8, journal=None, progress=None, format: str | None = None, language: str | None = None,
+        server_kind: str | None = None):
     """Re-decode only the flagged spans of a transcript and splice the results back.
 
     Args:
@@ -160,6 +161,8 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         language: the transcript's language ("en", "zh"), sent with every request; when
             None, the input's own field, else a guess from its clean text
             (``repair.language.pin``). Answers in another language or script are refused.
+        server_kind: what the server at a URL is (``repair.servers.KINDS``: "vllm",
+            "sglang-omni-whisper" ...); None finds it from what the server says about itself.
 
     Returns:
         ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before/after.
@@ -182,16 +185,18 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     transcript = read(source, format)
     audio = audio if isinstance(audio, Audio) else Audio.open(audio)
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
-    transcribers = [HttpTranscriber(t) if isinstance(t, str) else t for t in items]
+    transcribers = [HttpTranscriber(t, server_kind=server_kind) if isinstance(t, str) else t for t in items]
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
     findings, voice = findings_to_repair(transcript, audio, policy, before.flagged)
     for t in transcribers if findings else ():
         if hasattr(t, "check"):  # a down server: say so, not a result with every span unresolved
             t.check()
-    return repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
-                  merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
-                  progress=progress, before=before, language=_pin_language(transcript, language, findings),
-                  voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+    result = repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
+                    merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
+                    progress=progress, before=before, language=_pin_language(transcript, language, findings),
+                    voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+    servers = tuple(filter(None, (t.describe() for t in transcribers if hasattr(t, "describe"))))
+    return dataclasses.replace(result, servers=servers)  # per server, the knobs really applied
 
 
 def _pin_language(transcript: Transcript, given: str | None, findings):

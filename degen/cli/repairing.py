@@ -24,6 +24,9 @@ MAX_TIMEOUT = 86_400.0
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
 # every command's --help; tests/repair/test_pieces.py holds the two equal).
 DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
+# repair.servers.KINDS as text, for the same reason (tests/repair/test_servers.py holds them equal).
+SERVER_KINDS = ("sglang-omni-moss", "sglang-omni-whisper", "vllm", "faster-whisper-server", "speaches", "whisper.cpp",
+                "openai", "unknown")
 
 
 @click.command()
@@ -37,6 +40,8 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Edits and attempts as JSON [OUT.degen.json].")
 @click.option("--model", help="Model id to send (only when the server needs one).")
+@click.option("--server-kind", type=click.Choice(("auto",) + SERVER_KINDS), default="auto", show_default=True,
+              help="What the server is, when it cannot be told from what it says about itself (docs/servers.md).")
 @click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
 @click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True,
               help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span]"
@@ -70,7 +75,8 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
-def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, schedule, repetition_penalty,
+def fix(input_path, audio_path, servers, out_path, report_path, model, server_kind, api_key, schedule,
+        repetition_penalty,
         concurrency, pad, max_span, anchor_seconds, vad, language, max_decoded, accept_best, journal_path, timeout,
         in_place, dry_run, fmt, html_path, **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
@@ -106,7 +112,8 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
         sys.exit(EXIT_CLEAN)
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
-    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout) for url in servers]
+    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout, server_kind=server_kind)
+                    for url in servers]
     if in_place and out_path is not None:
         raise click.UsageError("--in-place writes INPUT itself; give --in-place or --out, not both")
     out_path = input_path if in_place else (out_path or _default_out(input_path))

@@ -98,12 +98,13 @@ def lines(tried: tuple[Tried, ...], repetition: Repetition | None, unit: str | N
           evidence: EvidenceConfig) -> list[Count]:
     """Every line of evidence on the count of ``unit``: the rhythm's, and one per usable
     answer of its own settings (a second draw with the same settings is no second
-    witness: the server has no seed, and a confident loop repeats itself). A pieces
+    witness where the server has no seed: a confident loop repeats itself; with its own
+    seed each draw is independent). A pieces
     answer's count is what its pieces said, one copy each where the rhythm cut right."""
     out = [Count("the audio's rhythm", None, rhythm_copies(repetition, unit))] if repetition is not None else []
     seen = set()
     for t in tried:
-        step = t.attempt.step
+        step = t.attempt.step, t.attempt.seed
         if not t.usable or step in seen:
             continue
         seen.add(step)

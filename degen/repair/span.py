@@ -219,7 +219,7 @@ def sent_attempt(step: Step, sent: Sent) -> Attempt:
     entry = sent.entry
     return Attempt(step, sent.clip, entry.server, entry.token_budget, None, requests_sent=sent.requests,
                    replayed=sent.replayed, refused=entry.refused, seconds_sent=entry.seconds_sent,
-                   pieces=pieces_note(entry))
+                   pieces=pieces_note(entry), seed=entry.seed)
 
 
 def attempts_of(tried) -> tuple[Attempt, ...]:
