@@ -27,6 +27,11 @@ Targets: degen >= 90% faithful and more than the fallback, zero wrong answers wi
 at most 100% of the audio decoded.
 Usage: python bench/repair_real.py [--seeds 3] [--models tiny.en,base] [--only NAME,...]
        python bench/repair_real.py --corpus loops --split test [--seeds 3] [--log FILE.jsonl]
+A long run can be made in parts (--languages, --first-seed, each with --log) and one table
+printed from their logs: python bench/repair_real.py --corpus loops --split test --from-logs A B
+The rows by "what greedy heard" split the corpus where the greedy loop's unit is the one
+said from where the model heard another word (espeak-ng's "zwölf" as "Smokes"): on the
+second kind a faithful answer needs the model to hear the word right on a re-decode.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from degen.model import Span  # noqa: E402
 from degen.repair.audio import Audio  # noqa: E402
 from degen.repair.policy import Policy, Step  # noqa: E402
 from degen.testing import TestServer  # noqa: E402
-from degen.testing.fidelity import judge  # noqa: E402
+from degen.testing.fidelity import judge, tokens  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 AUDIO = FIXTURES / "audio"
@@ -68,6 +73,7 @@ class Case:
     unit: str | None = None  # the repetition said, where the recipe knows it
     count: int | None = None
     placement: str = ""
+    heard_right: str = ""  # loops: whether the greedy loop's unit is the one said (folded)
 
 
 @dataclass(frozen=True)
@@ -124,8 +130,10 @@ def corpus(split: str, models: list[str], only: list[str] | None, languages: lis
     for name, e in sorted(manifest.items(), key=lambda item: (item[1]["language"], item[0])):
         if ((split == "all" or e["split"] == split) and e["model"] in models and (only is None or name in only)
                 and (languages is None or e["language"] in languages)):
+            right = tokens(e["heard"][0]["unit"], e["language"]) == tokens(e["unit"], e["language"])
             found.append(Case(name, e["model"], e["language"], LOOPS / e["greedy"], LOOPS / e["audio"], e["script"],
-                              e["unit"], e["count"], e["placement"]))
+                              e["unit"], e["count"], e["placement"],
+                              "greedy heard the unit" if right else "greedy heard another unit"))
     return found
 
 
@@ -170,11 +178,11 @@ def run_case(decoder, case: Case, seed: int) -> dict[str, Row]:
     return out
 
 
-def run(make_decoder, cases: list[Case], seeds: int, log=None) -> list[tuple[str, Row]]:
+def run(make_decoder, cases: list[Case], seeds: int, log=None, first_seed: int = 1) -> list[tuple[str, Row]]:
     """Every row. ``make_decoder(model, language, seed)`` gives a live decoder; ``log`` (a
     file) gets one JSON line a row as it is made, so a long run can be read part way."""
     rows = []
-    for seed in range(1, seeds + 1):
+    for seed in range(first_seed, first_seed + seeds):
         decoders = {}
         for i, case in enumerate(cases, 1):
             key = (case.model, case.language)
@@ -197,16 +205,43 @@ def _log_line(method: str, row: Row) -> dict:
             "wall": round(row.wall, 2)}
 
 
-def benchmark(make_decoder, cases, seeds: int, log=None) -> list[str]:
+@dataclass(frozen=True)
+class Logged:
+    """A verdict as ``--log`` wrote it (what the table reads of one)."""
+
+    faithful: bool
+    deletion: bool
+    wer: float
+
+
+def from_logs(paths: list[Path], cases: list[Case]) -> tuple[list[tuple[str, Row]], list[Case], int]:
+    """The rows of earlier runs' logs (the last line of each method, case and seed wins), the
+    cases they cover and the seeds: one table from runs made in parts."""
+    by_name = {c.name: c for c in cases}
+    lines = {}
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            d = orjson.loads(line)
+            if d["case"] in by_name:
+                lines[(d["method"], d["case"], d["seed"])] = d
+    rows = [(d["method"], Row(by_name[d["case"]], d["seed"], Logged(d["faithful"], d["deletion"], d["wer"]),
+                              d["decoded"], d["wall"], d["exit0"])) for d in lines.values()]
+    seeds = sorted({d["seed"] for d in lines.values()})
+    every = {name for (_, name, _) in lines if all((m, name, s) in lines for m in METHODS for s in seeds)}
+    rows = [(m, r) for m, r in rows if r.case.name in every]
+    return rows, [c for c in cases if c.name in every], len(seeds)
+
+
+def benchmark(make_decoder, cases, seeds: int, log=None, first_seed: int = 1) -> list[str]:
     """The table's lines (``bench/gpu_whisper.py`` calls this too)."""
-    rows = run(make_decoder, cases, seeds, log)
-    return table(rows, cases, seeds)
+    return table(run(make_decoder, cases, seeds, log, first_seed), cases, seeds)
 
 
-def _cell(rows: list[Row], seeds: int) -> str:
+def _cell(rows: list[Row]) -> str:
     """faithful/all (per seed), wrong exit 0, unresolved, deletions, decoded."""
-    per = "/".join(str(sum(r.verdict.faithful for r in rows if r.seed == s)) for s in range(1, seeds + 1))
-    seconds = sum(Audio.open(c.audio).duration for c in {r.case for r in rows}) * seeds
+    every = sorted({r.seed for r in rows})
+    per = "/".join(str(sum(r.verdict.faithful for r in rows if r.seed == s)) for s in every)
+    seconds = sum(Audio.open(c.audio).duration for c in {r.case for r in rows}) * len(every)
     return (f"{sum(r.verdict.faithful for r in rows)}/{len(rows)} ({per}) faithful, "
             f"{sum(r.wrong_exit0 for r in rows)} wrong exit 0, {sum(r.unresolved for r in rows)} unresolved, "
             f"{sum(r.verdict.deletion for r in rows)} deletions, {sum(r.decoded for r in rows) / seconds:.0%} decoded")
@@ -214,15 +249,17 @@ def _cell(rows: list[Row], seeds: int) -> str:
 
 def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int) -> list[str]:
     by_method = {m: [r for method, r in rows if method == m] for m in METHODS}
+    every = sorted({r.seed for _, r in rows})
     seconds = sum(Audio.open(c.audio).duration for c in cases)
     models = sorted({c.model for c in cases})
-    lines = [f"{len(cases)} looping recordings ({', '.join(models)}) x {seeds} seeds; {seconds:.1f} s of audio a seed",
+    lines = [f"{len(cases)} looping recordings ({', '.join(models)}) x {seeds} seeds "
+             f"({', '.join(map(str, every))}); {seconds:.1f} s of audio a seed",
              f"{'method':<17} {'faithful':>9} {'per seed':>14} {'deletions':>9} {'wrong exit 0':>12} "
              f"{'unresolved':>10} {'mean WER':>13} {'decoded':>8} {'wall s':>7}"]
     for method in METHODS:
         r = by_method[method]
-        per = "/".join(str(sum(x.verdict.faithful for x in r if x.seed == s)) for s in range(1, seeds + 1))
-        wers = [statistics.mean(x.verdict.wer for x in r if x.seed == s) for s in range(1, seeds + 1)]
+        per = "/".join(str(sum(x.verdict.faithful for x in r if x.seed == s)) for s in every)
+        wers = [statistics.mean(x.verdict.wer for x in r if x.seed == s) for s in every]
         spread = statistics.pstdev(wers) if len(wers) > 1 else 0.0
         lines.append(f"{method:<17} {sum(x.verdict.faithful for x in r):>4}/{len(r):<4} {per:>14} "
                      f"{sum(x.verdict.deletion for x in r):>9} {sum(x.wrong_exit0 for x in r):>12} "
@@ -230,7 +267,7 @@ def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int) -> list[st
                      f"±{spread:.2f} {sum(x.decoded for x in r) / (seconds * seeds):>8.0%} "
                      f"{sum(x.wall for x in r):>7.1f}")
     for title, key in (("language", lambda c: c.language or "?"), ("model", lambda c: c.model),
-                       ("placement", lambda c: c.placement)):
+                       ("placement", lambda c: c.placement), ("what greedy heard", lambda c: c.heard_right)):
         groups = sorted({key(c) for c in cases})
         if groups == [""]:
             continue
@@ -238,7 +275,7 @@ def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int) -> list[st
         for group in groups:
             mine = [c for c in cases if key(c) == group]
             lines.append(f"  {group} ({len(mine)} recordings)")
-            lines += [f"    {method:<17} " + _cell([r for r in by_method[method] if key(r.case) == group], seeds)
+            lines += [f"    {method:<17} " + _cell([r for r in by_method[method] if key(r.case) == group])
                       for method in METHODS]
     lines += ["", "per recording, faithful (wrong exit 0) of seeds: degen / 0.1 only / fallback"]
     for case in cases:
@@ -258,7 +295,10 @@ def main() -> None:
     parser.add_argument("--corpus", choices=("fixtures", "loops"), default="fixtures")
     parser.add_argument("--split", choices=("test", "dev", "all"), default="test", help="loops: which split")
     parser.add_argument("--languages", help="loops: these languages only, comma-separated")
+    parser.add_argument("--first-seed", type=int, default=1, help="seeds FIRST .. FIRST+SEEDS-1 (runs in parts)")
     parser.add_argument("--log", type=Path, help="write one JSON line a result here as it is made")
+    parser.add_argument("--from-logs", type=Path, nargs="+", help="print the table of earlier runs' --log files "
+                        "(the cases of the selection that every method and seed covered), run nothing")
     args = parser.parse_args()
     only = args.only.split(",") if args.only else None
     models = args.models.split(",")
@@ -266,10 +306,14 @@ def main() -> None:
         cases = corpus(args.split, models, only, args.languages.split(",") if args.languages else None)
     else:
         cases = fixtures(models, only)
+    if args.from_logs:
+        rows, cases, seeds = from_logs(args.from_logs, cases)
+        print("\n".join(table(rows, cases, seeds)))
+        return
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     try:
         lines = benchmark(lambda model, language, seed: WhisperDecoder(seed=seed, model=model, language=language),
-                          cases, args.seeds, log)
+                          cases, args.seeds, log, args.first_seed)
     finally:
         if log:
             log.close()
