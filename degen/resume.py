@@ -33,11 +33,14 @@ class LineLog:
         sync_seconds: how often appended lines are synced to disk (0: after each).
         stale: a file with another header is renamed to ``PATH.stale`` (kept, not used);
             without it, the file is started over.
+        stop_at_damage: a line that is not a JSON object ends what is resumed, and the
+            file is cut there (records that depend on their order: whatever follows a
+            damaged line is not trusted); without it such a line is skipped.
     """
 
     def __init__(self, path: Path, kind: str, version: int, identity: str, *, sync_seconds: float = 0.0,
-                 stale: bool = False):
-        self.path, self.sync_seconds = path, sync_seconds
+                 stale: bool = False, stop_at_damage: bool = False):
+        self.path, self.sync_seconds, self.stop_at_damage = path, sync_seconds, stop_at_damage
         self.header = {kind: version, "identity": identity}
         self.records: list[tuple[int, int, dict]] = []  # (offset, length, record) of each whole line read
         self._handle = None
@@ -65,6 +68,8 @@ class LineLog:
             record = _parsed(line)
             if isinstance(record, dict):  # anything else (a damaged line) is redone
                 self.records.append((offset, len(line), record))
+            elif self.stop_at_damage:
+                break
             offset += len(line)
         return offset
 

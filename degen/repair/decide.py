@@ -13,8 +13,8 @@ rhythm repeats one sound), its count must be confirmed by two independent lines:
 Two lines agree when they name the same unit (answers) and counts within
 ``count_tolerance``; the count is confirmed when the lines that agree with it outnumber
 those that disagree, and at least two agree: one answer and the rhythm, or two answers.
-A pieces answer counts the copies its pieces said (a piece cut inside a copy says half a
-word, one holding two says it twice), which the rhythm's cuts alone cannot make agree.
+A pieces answer's count is the rhythm's own (one copy a piece the rhythm cut), so it adds
+no line: it names the unit, and is taken once a whole answer confirms the rhythm's count.
 Without a repetition anywhere, the judge's fit to the voiced time is the evidence.
 """
 
@@ -97,15 +97,15 @@ def _agree(a: int, b: int, evidence: EvidenceConfig) -> bool:
 def lines(tried: tuple[Tried, ...], repetition: Repetition | None, unit: str | None,
           evidence: EvidenceConfig) -> list[Count]:
     """Every line of evidence on the count of ``unit``: the rhythm's, and one per usable
-    answer of its own settings (a second draw with the same settings is no second
-    witness where the server has no seed: a confident loop repeats itself; with its own
-    seed each draw is independent). A pieces
-    answer's count is what its pieces said, one copy each where the rhythm cut right."""
+    whole answer of its own settings (a second draw with the same settings is no second
+    witness where the server has no seed: a confident loop repeats itself; with a seed of
+    its own each draw is independent). A pieces answer is none: its count is the rhythm's
+    cuts."""
     out = [Count("the audio's rhythm", None, rhythm_copies(repetition, unit))] if repetition is not None else []
     seen = set()
     for t in tried:
         step = t.attempt.step, t.attempt.seed
-        if not t.usable or step in seen:
+        if not t.usable or t.attempt.step.pieces or step in seen:
             continue
         seen.add(step)
         said = claim(t, evidence, unit)
