@@ -47,7 +47,7 @@ SERVER_KINDS = ("sglang-omni-moss", "sglang-omni-whisper", "vllm", "faster-whisp
               help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span]"
                    "[+pieces: where the audio repeats a word, one request per copy].")
 @click.option("--repetition-penalty", type=Finite(0, 2, min_open=True),
-              help="Send this repetition_penalty with every step (servers from ~Aug 2026 honour it).")
+              help="Send this repetition_penalty with every step (where the server applies one: docs/servers.md).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
               help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
 @click.option("--pad", type=Finite(0, 30), default=0.5, show_default=True,

@@ -21,8 +21,8 @@ class Attempt:
     """One request for one span, and what came of it.
 
     Attributes:
-        token_budget: the tokens this request was allowed to write (sent as the server's
-            ``max_new_tokens`` field; the server may clamp it further).
+        token_budget: the tokens this request was allowed to write (sent in the server's
+            own field where it has one; the server may clamp it further).
         verdict: the judge's finding (None after a server error).
         why: why the answer was accepted or rejected, in words.
         requests_sent: HTTP requests it took, retries included (what the server was sent).

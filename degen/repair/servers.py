@@ -332,3 +332,27 @@ def penalty_verdict(plain: str, again: str, penalised: str | None) -> tuple[bool
     if penalised is None or penalised == plain:
         return False, "probe: the answer with repetition_penalty was byte-identical to the one without"
     return True, "probe: the answer with repetition_penalty differed from two identical ones without"
+
+
+def tables() -> str:
+    """The generated part of docs/servers.md, from the profiles (a test holds the page to
+    it): what each knob is on each server, the answers, and the evidence per knob."""
+    def cell(knob: Knob) -> str:
+        fields = " / ".join(f"`{f}`" for f in knob.fields)
+        return f"{fields}: {knob.status}" if fields and knob.status != ABSENT else "no field"
+    md = lambda text: text.replace("|", "/").replace("<", "&lt;")  # noqa: E731
+    out = ["| server | `--server-kind` | temperature | repetition penalty | token cap | seed | language | model |",
+           "|---|---|---|---|---|---|---|---|"]
+    out += [f"| {p.name} | `{p.kind}` | " + " | ".join(cell(p.knobs[k]) for k in KNOBS if k != "prompt") + " |"
+            for p in PROFILES.values()]
+    out += ["", "| server | route | timestamps | errors | its own loop handling | profile from |",
+            "|---|---|---|---|---|---|"]
+    out += [f"| {p.name} | `{p.route}` | {md(p.timed)} | {md(p.errors)} | {md(p.loop_handling)} | {p.recorded} |"
+            for p in PROFILES.values()]
+    for p in PROFILES.values():
+        out += ["", f"**{p.name}** (`{p.kind}`):"]
+        out += [f"- {k.replace('_', ' ')} ({p.knobs[k].status}): {md(p.knobs[k].note)}"
+                for k in KNOBS if p.knobs[k].note]
+        out += [f"- from version {'.'.join(map(str, c.since))}, {c.knob.replace('_', ' ')}: {md(c.to.note)}"
+                for c in p.changes]
+    return "\n".join(out) + "\n"
