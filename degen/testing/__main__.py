@@ -2,7 +2,7 @@
 
     python -m degen.testing audio  --session fixtures/seed/truth.json --out out/seed.wav
     python -m degen.testing serve  --session fixtures/seed/truth.json --audio out/seed.wav --port 8000
-    python -m degen.testing serve  --decoder whisper --port 8000      # a real model (pip install -e .[asr])
+    python -m degen.testing serve  --decoder whisper --port 8000      # a real model (pip install -e '.[asr]')
     python -m degen.testing serve  --decoder whisper --model base --language zh
     python -m degen.testing serve  --decoder replay --recording fixtures/audio/replay.tiny_en.json
     python -m degen.testing record --model tiny.en composite no_x15   # greedy transcripts + replay
