@@ -114,7 +114,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     elif _long(unit_key, config, full=True) and first == last:
         # A clause said twice (or thrice across turns), a polite formula said three
         # times: worth a look, not a loop.
-        unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
+        unit, excerpt = _display(_texts(transcript, first, last, stream.joiner), unit_key, stream.joiner,
+                                 stream.name != "punct", count)
         return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
                        period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
@@ -123,7 +124,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
                        covered=count * grapheme_len(content(unit_key) or unit_key))
     else:
         return None
-    unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
+    unit, excerpt = _display(_texts(transcript, first, last, stream.joiner), unit_key, stream.joiner,
+                             stream.name != "punct", count)
     return Finding(
         kind="char_loop" if graphemes == 1 else "phrase_loop",
         severity="high" if severe else "medium",
@@ -160,6 +162,18 @@ def _span(transcript: Transcript, first: int, last: int) -> Span | None:
 def _text(transcript: Transcript, i: int) -> str:
     """Segment ``i``'s text, from the columns (no segment built)."""
     return transcript.columns().texts[i]
+
+
+def _texts(transcript: Transcript, first: int, last: int, joiner: str) -> str:
+    """The text of segments ``first`` to ``last``, as much as an excerpt can show: a loop
+    split across segments starts in a segment that may hold one character of it (``我``)."""
+    texts, size = [], 0
+    for i in range(first, last + 1):
+        texts.append(_text(transcript, i))
+        size += len(texts[-1])
+        if size >= 2 * EXCERPT:
+            break
+    return (" " if joiner else "").join(texts)
 
 
 def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count: int = 1) -> tuple[str, str]:
