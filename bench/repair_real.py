@@ -97,7 +97,7 @@ def run_fixture(decoder, name: str, saved: Path) -> dict[str, tuple]:
     decoded = fallback_seconds(found, audio.duration) if found and hasattr(found[0], "seek") else audio.duration
     segments = [(s.start, s.end, s.text.strip()) if hasattr(s, "text") else s[:3] for s in found]
     markup = "".join(f"[{a:.2f}][S01]{t}[{b:.2f}]" for a, b, t in segments)
-    verdict = judge(script, before, " ".join(t for _, _, t in segments), loop_counts(degen.read(markup)) if markup else [])
+    verdict = judge(script, before, " ".join(t for _, _, t in segments), loop_counts(degen.read_text(markup)) if markup else [])
     out["whisper fallback"] = (verdict, decoded, time.perf_counter() - start)
     return out
 

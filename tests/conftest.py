@@ -27,6 +27,14 @@ def _click_streams_apart() -> None:
 _click_streams_apart()
 
 
+@pytest.fixture(autouse=True)
+def _whole_lines(monkeypatch):
+    """The terminal's width is the tests' own choice: the report of a command whose stdout
+    is not a terminal has whole lines unless COLUMNS says otherwise, and a COLUMNS set
+    where the tests run must not narrow them."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES

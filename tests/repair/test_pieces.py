@@ -122,7 +122,7 @@ def test_joined_answer_keeps_one_copy_per_piece_and_the_text_around():
     texts = ["Before it.", "No.", "No.", "No.", "No, no, no, no.", "After it."]
     sents = [(p, _sent(t, p.span)) for p, t in zip(parts(clip, rep), texts)]
     body, named = joined(clip, sents, ("Go,",))
-    answer = degen.read(body)
+    answer = degen.read_text(body)
     assert [s.text for s in answer][0] == "Before it." and [s.text for s in answer][-1] == "After it."
     middle = answer[1]
     assert middle.text.lower().count("no") == 4 and "go" not in middle.text.lower()  # the count is the audio's
