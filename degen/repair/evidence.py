@@ -233,17 +233,51 @@ def repeated(text: str, evidence: EvidenceConfig, least: int = 3) -> bool:
     """Whether ``text`` is mostly one short unit (up to ``max_spoken_unit`` words or CJK
     graphemes) said at least ``least`` times in a row: where the amount of text is the
     count of copies. A sentence with a word said three times in it is not."""
-    units = list(content(text)) if speech_units(text)[1] else content_words(text)
-    longest = 0
+    units = speech_tokens(text)
+    found = runs(units, evidence, least)
+    longest = max((len(unit) * copies for _, unit, copies in found), default=0)
+    return longest > 0 and 2 * longest >= len(units)
+
+
+def claims(text: str, evidence: EvidenceConfig, least: int = 3) -> tuple[tuple[str, int], ...]:
+    """What ``text`` says was repeated: (unit, copies) of each run of a short unit said
+    ``least`` times or more, in order ("no no no no" -> (("no", 4),); 好的好的好的 ->
+    (("好的", 3),)). The count a repair must get right, and must have confirmed."""
+    tokens = speech_tokens(text)
+    joiner = "" if speech_units(text)[1] else " "
+    return tuple((joiner.join(unit), copies) for _, unit, copies in runs(tokens, evidence, least))
+
+
+def speech_tokens(text: str) -> list[str]:
+    """Folded speech units: CJK graphemes for CJK text, else words."""
+    return list(folded(text)) if speech_units(text)[1] else [folded(w) for w in content_words(text)]
+
+
+def runs(tokens: list[str], evidence: EvidenceConfig, least: int) -> list[tuple[int, tuple[str, ...], int]]:
+    """(first token, unit, copies) of the longest runs of units of 1 to
+    ``max_spoken_unit`` tokens repeated ``least`` times or more, none overlapping
+    another (the run covering more tokens wins; a unit that is itself a repeat, "no no",
+    loses to the shorter one that covers as much)."""
+    found = []
     for size in range(1, evidence.max_spoken_unit + 1):
         # One pass per unit size (a loop answer runs to thousands of units): ``run``
         # positions in a row equal to the one ``size`` later make (run + size) // size copies.
         run = 0
-        for i in range(len(units) - size):
-            run = run + 1 if units[i] == units[i + size] else 0
-            if run and (run + size) // size >= least:
-                longest = max(longest, (run + size) // size * size)
-    return longest > 0 and 2 * longest >= len(units)
+        for i in range(len(tokens) - size + 1):
+            same = i + size < len(tokens) and tokens[i] == tokens[i + size]
+            run = run + 1 if same else run
+            if not same and run:
+                copies = (run + size) // size
+                first = i - run
+                if copies >= least:
+                    found.append((first, tuple(tokens[first:first + size]), copies))
+                run = 0
+    kept: list[tuple[int, tuple[str, ...], int]] = []
+    for first, unit, copies in sorted(found, key=lambda r: (-len(r[1]) * r[2], len(r[1]))):
+        end = first + len(unit) * copies
+        if all(end <= a or first >= a + len(u) * c for a, u, c in kept):
+            kept.append((first, unit, copies))
+    return sorted(kept)
 
 
 def content_words(text: str) -> list[str]:

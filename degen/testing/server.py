@@ -35,8 +35,10 @@ MODEL_CAP = 32768  # the model's configured max_new_tokens
 
 
 class Decoder(Protocol):
+    """``language`` is the request's field (None when absent); a decoder may ignore it."""
+
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
-               repetition_penalty: float | None) -> str | None: ...
+               repetition_penalty: float | None, language: str | None = None) -> str | None: ...
 
 
 @dataclass
@@ -140,13 +142,13 @@ class TestServer:
         cap = int(form["max_new_tokens"]) if form.get("max_new_tokens") else max(min(MODEL_CAP, 512), math.ceil(10 * seconds))
         penalty = float(form["repetition_penalty"]) if form.get("repetition_penalty") else None
         try:
-            text = self.decoder.decode(samples, rate, temperature, cap, penalty)
+            text = self.decoder.decode(samples, rate, temperature, cap, penalty, language=form.get("language") or None)
         except Exception as exc:  # the decoder failed: a 500, as FastAPI answers
             return _error(500, f"decoding failed: {exc}")
         if self.faults.always_worse and text is not None:
             text = f"[0.00][S01]{'哈' * 5000}"  # worse than any loop in the session, cap or no cap
         text = self._faulty(text or "", samples, rate, temperature, cap, penalty)
-        return _respond(form.get("response_format") or "json", text, seconds)
+        return _respond(form.get("response_format") or "json", text, seconds, form.get("language") or "auto")
 
     def _faulty(self, text: str, samples, rate: int, temperature: float, cap: int, penalty) -> str:
         """The answer as a misbehaving server would give it (unchanged without faults)."""
@@ -228,7 +230,9 @@ def _segments(markup: str) -> list[dict]:
             for i, s in enumerate(x for x in segs if x.closed)]
 
 
-def _respond(fmt: str, markup: str, seconds: float) -> tuple[int, str, bytes]:
+def _respond(fmt: str, markup: str, seconds: float, language: str = "auto") -> tuple[int, str, bytes]:
+    """The answer in ``fmt``; verbose_json echoes the request's language ("auto" without
+    one), as SGLang-Omni does."""
     usage = {"type": "duration", "seconds": math.ceil(seconds)}
     if fmt == "text":
         return 200, "text/plain; charset=utf-8", markup.encode()
@@ -237,7 +241,7 @@ def _respond(fmt: str, markup: str, seconds: float) -> tuple[int, str, bytes]:
         body = dumps(loads(markup), fmt) if markup else ("WEBVTT\n" if fmt == "vtt" else "")
         return 200, "text/plain; charset=utf-8", body.encode()
     if fmt == "verbose_json":
-        doc = {"task": "transcribe", "language": "zh", "duration": round(seconds, 2), "text": markup,
+        doc = {"task": "transcribe", "language": language, "duration": round(seconds, 2), "text": markup,
                "segments": _segments(markup), "usage": usage}
         return 200, "application/json", orjson.dumps(doc)
     return 200, "application/json", orjson.dumps({"text": markup, "usage": usage})

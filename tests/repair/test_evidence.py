@@ -176,7 +176,7 @@ class _Dropping:
     def __init__(self, session):
         self.session = session
 
-    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None):
+    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None, language=None):
         text = self.session.decode(samples, rate, temperature, max_new_tokens, repetition_penalty)
         return text.replace(" ".join(["wait"] * 10), "")
 
@@ -241,7 +241,7 @@ class _Counting:
     def __init__(self, session, counts):
         self.session, self.counts = session, list(counts)
 
-    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None):
+    def decode(self, samples, rate, temperature, max_new_tokens, repetition_penalty=None, language=None):
         text = self.session.decode(samples, rate, temperature, max_new_tokens, repetition_penalty)
         return text.replace(" ".join(["wait"] * 10), " ".join(["wait"] * self.counts.pop(0)))
 

@@ -209,7 +209,7 @@ class _Fake:
     def __init__(self):
         self.calls = 0
 
-    def answer(self, samples, rate, temperature, repetition_penalty=None):
+    def answer(self, samples, rate, temperature, repetition_penalty=None, language=None):
         self.calls += 1
         return [(0.0, 1.0, f"answer {self.calls}", 3), (1.0, 2.0, "and more words", 3)]
 
