@@ -8,7 +8,7 @@ import regex
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
-from .lines import split_lines
+from .lines import newline_of, split_lines
 from .timecode import clock_seconds
 
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
@@ -173,9 +173,12 @@ _PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
 
 def newline_meta(text: str) -> dict:
     """``{"newline": "\\r\\n"}`` when the text's first line ends with CRLF (a file made
-    on Windows, written back alike), else nothing."""
+    on Windows, written back alike), ``{"newline": "\\r"}`` when its lines end in a lone CR
+    (classic Mac OS), else nothing."""
     end = text.find("\n")
-    return {"newline": "\r\n"} if end > 0 and text[end - 1] == "\r" else {}
+    if end > 0 and text[end - 1] == "\r":
+        return {"newline": "\r\n"}
+    return {"newline": "\r"} if newline_of(text) == "\r" else {}
 
 
 def loads_srt(text: str) -> Transcript:
@@ -229,7 +232,8 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
 
 
 def _ended(text: str, transcript: Transcript) -> str:
-    return text.replace("\n", "\r\n") if transcript.meta.get("newline") == "\r\n" else text
+    newline = transcript.meta.get("newline", "\n")
+    return text.replace("\n", newline) if newline != "\n" else text
 
 
 def dumps_srt(transcript: Transcript) -> str:
