@@ -24,8 +24,8 @@ def advise(report, transcript=None, gpu_mem: float | None = None) -> tuple[str, 
     loops = kinds & {"char_loop", "phrase_loop", "segment_loop"}
     advice = []
     utterances = bool(transcript is not None and transcript.meta.get("independent")) or report.independent
-    if utterances and (loops or "hallucination" in kinds):
-        advice.append(f"looping utterances: each line is its own recording, so set them aside with degen filter "
+    if utterances and kinds:  # each line its own recording: no one --audio to re-decode against
+        advice.append(f"flagged utterances: each line is its own recording, so set them aside with degen filter "
                       f"{_file(report)} --keep clean.jsonl --quarantine suspect.jsonl and re-decode their audio "
                       f"at temperature 0.1")
         return tuple(advice)

@@ -68,6 +68,9 @@ def render_text(report: Report, style=lambda text, **kw: text, quiet: bool = Fal
     shown = report.flagged
     places = dict(zip(map(id, report.findings), report.places)) if report.places is not None else None
     rows = [_cells(f, places[id(f)] if places is not None else None) for f in shown]
+    if rows and all(r["SPEAKER"] == "-" for r in rows):  # no speakers (a manifest, plain text): no column
+        for r in rows:
+            del r["SPEAKER"]
     if rows:
         header, body = table(list(rows[0]), [list(r.values()) for r in rows], width)
         lines.append(header)
