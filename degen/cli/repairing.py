@@ -127,6 +127,12 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     _check_outputs(out_path, report_path, journal_path, html_path,
                    input_path.with_name(input_path.name + ".orig") if in_place else None,
                    input_path, audio_path, in_place)
+    if in_place and not scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path)).flagged:
+        # Run again on what it repaired, --in-place would replace the repair's report with an
+        # empty one (and rewrite INPUT): nothing to do is nothing written, as ruff --fix does.
+        click.echo(safe(f"{input_path}: nothing flagged, nothing to repair; {input_path.name} and "
+                        f"{report_path.name} left as they are"))
+        sys.exit(EXIT_CLEAN)
     # exit 3 now, before any work, when no server is there; one down of several is left out
     transcribers = reachable(transcribers, warn=_warn)
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),

@@ -110,9 +110,8 @@ def _cue(first: int, lines: list[str], vtt: bool):
                           field="time", hint="use HH:MM:SS,mmm --> HH:MM:SS,mmm")
     start = _seconds(match.groups()[0:4], first + time_at)
     end = _seconds(match.groups()[4:8], first + time_at)
-    if end < start:
-        raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
-                          field="end", hint="fix the cue's times")
+    # An end before its start is kept, as every reader keeps it (model.Span): a degenerate
+    # model wrote it, and the scan reports it (an 'inverted' finding) instead of refusing the file.
     ident = "\n".join(lines[:time_at])
     extra = {"id": ident, "settings": match.group(9), "timing": lines[time_at], "raw_span": Span(start, end)}
     return Span(start, end), "\n".join(lines[time_at + 1:]), extra

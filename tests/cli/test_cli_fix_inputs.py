@@ -88,3 +88,20 @@ def test_filter_escapes_file_names_in_its_summary(tmp_path, name):
     result = run("filter", manifest, "--keep", tmp_path / "k.jsonl", "--quarantine", tmp_path / "q.jsonl")
     assert result.exit_code == 0
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr and "\\x" in result.stderr
+
+
+def test_a_second_in_place_run_keeps_the_first_runs_report(make_server, seed_audio, tmp_path):
+    """The second run finds the repaired transcript clean: it writes nothing, and the report
+    of the real repair stays (it was replaced by an empty one)."""
+    server = make_server()
+    target = tmp_path / "t.json"
+    target.write_bytes((SEED / "degenerate.json").read_bytes())
+    first = run("fix", target, "--audio", seed_audio, "--server", server.url, "--in-place")
+    assert first.exit_code == 0
+    report = tmp_path / "t.json.degen.json"
+    repaired, written = target.read_bytes(), report.read_bytes()
+    assert json.loads(written)["edits"]
+    second = run("fix", target, "--audio", seed_audio, "--server", server.url, "--in-place")
+    assert second.exit_code == 0 and "nothing to repair" in second.output
+    assert target.read_bytes() == repaired and report.read_bytes() == written
+    assert not (tmp_path / "t.json.orig.1").exists()
