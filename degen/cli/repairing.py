@@ -305,23 +305,28 @@ def _print_summary(result, out_path, kept_journal=None, written=()) -> None:
 
 
 def _print_plan(plan, transcript, audio, policy) -> None:
+    from ..present.terminal import clip, wrap
     from ..repair.fix import preview
+    from .common import terminal_width
+    columns = terminal_width()
     seen = preview(transcript, plan, audio, policy)
     total = audio.duration or 1.0
     first, anchored = seen.first_seconds, seen.anchored_seconds
     click.echo(f"plan: {plural(len(plan.spans), 'span')}, {plan.seconds:.1f}s of {audio.duration:.1f}s of audio "
                f"flagged with padding ({plan.seconds / total:.1%})")
     if plan.spans:
-        click.echo(f"  first requests send {first:.1f}s ({first / total:.1%}: padding, a clean witness "
-                   f"segment each, stretch anchors); speaker anchors, when an answer needs them, up to "
-                   f"{anchored:.1f}s more ({(first + anchored) / total:.1%} in all); later steps resend a span "
-                   f"only when its answer is rejected")
-    for (rs, clip, extra), rep in zip(seen.clips, seen.repeats):
+        for line in wrap(f"first requests send {first:.1f}s ({first / total:.1%}: padding, a clean witness segment "
+                         f"each, stretch anchors); speaker anchors, when an answer needs them, up to {anchored:.1f}s "
+                         f"more ({(first + anchored) / total:.1%} in all); later steps resend a span only when its "
+                         f"answer is rejected", columns, "  ", "    "):
+            click.echo(line)
+    for (rs, clip_, extra), rep in zip(seen.clips, seen.repeats):
         more = f" (+ anchors {extra.start:.2f}-{extra.end:.2f}s)" if extra else ""
-        click.echo(safe(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip.start:.2f}-{clip.end:.2f}s{more}  "
-                        f"{'; '.join(rs.reasons)}"))
+        click.echo(clip(safe(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip_.start:.2f}-{clip_.end:.2f}s"
+                             f"{more}  {'; '.join(rs.reasons)}"), columns))
         if rep is not None:
-            click.echo(f"{'':26}the audio repeats one word {rep.copies} times at {rep.start:.2f}-{rep.end:.2f}s: "
-                       f"sent one copy per request first")
+            for line in wrap(f"the audio repeats one word {rep.copies} times at {rep.start:.2f}-{rep.end:.2f}s: sent "
+                             f"one copy per request first", columns, " " * 26, " " * 26):
+                click.echo(line)
     for f in plan.unrepairable:
-        click.echo(safe(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}"))
+        click.echo(clip(safe(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}"), columns))

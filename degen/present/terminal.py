@@ -69,6 +69,20 @@ def shorten(text: str | None, columns: int) -> str:
     return "".join(out) + "…"
 
 
+def clip(line: str, columns: int | None) -> str:
+    """``line`` cut to ``columns`` display columns with an ellipsis, its spacing kept
+    (``shorten`` joins the words with single spaces)."""
+    if columns is None or width(line) <= columns:
+        return line
+    used, out = 0, []
+    for ch in line:
+        used += char_width(ch)
+        if used > columns - 1:
+            break
+        out.append(ch)
+    return "".join(out) + "…"
+
+
 def wrap(text: str, columns: int | None, first: str = "", rest: str = "") -> list[str]:
     """``text`` as lines of at most ``columns`` display columns, broken at spaces (a word
     wider than a line is cut), the first line starting with ``first``, the others with

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ..report import Report
-from .terminal import char_width, pad, plural, safe, seconds, shorten, width as text_width, wrap
+from .terminal import clip, pad, plural, safe, seconds, shorten, width as text_width, wrap
 
 
 CLOCK_LIMIT = 1e7  # seconds (~115 days): beyond any recording, shown as a plain number
@@ -123,21 +123,11 @@ def table(names: list[str], rows: list[list[str]], width: int | None) -> tuple[s
     body = [INDENT + " ".join(pad(_cut(n, r[names.index(n)], widths[n]), widths[n]) for n in shown).rstrip()
             for r in rows]
     if width is not None:  # a terminal narrower than the columns that are never cut
-        header, body = _clip(header, width), [_clip(row, width) for row in body]
+        header, body = clip(header, width), [clip(row, width) for row in body]
     return header, body
 
 
-def _clip(line: str, columns: int) -> str:
-    """``line`` cut to ``columns`` display columns, its spacing kept."""
-    if text_width(line) <= columns:
-        return line
-    used, out = 0, []
-    for ch in line:
-        used += char_width(ch)
-        if used > columns - 1:
-            break
-        out.append(ch)
-    return "".join(out) + "…"
+
 
 
 def _row_width(widths: dict[str, int]) -> int:

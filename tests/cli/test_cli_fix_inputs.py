@@ -105,3 +105,11 @@ def test_a_second_in_place_run_keeps_the_first_runs_report(make_server, seed_aud
     assert second.exit_code == 0 and "nothing to repair" in second.output
     assert target.read_bytes() == repaired and report.read_bytes() == written
     assert not (tmp_path / "t.json.orig.1").exists()
+
+
+def test_the_dry_run_plan_fits_80_columns(seed_audio):
+    from degen.present.terminal import width
+    result = CliRunner().invoke(main, ["fix", str(SEED / "degenerate.json"), "--audio", str(seed_audio), "--dry-run"],
+                                env={"COLUMNS": "80"})
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) > 10
+    assert all(width(line) <= 80 for line in result.stdout.splitlines())
