@@ -100,7 +100,7 @@ def audio_duration_of(transcript: Transcript) -> float | None:
 
 def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None = None, *,
          audio_duration: float | None = None, format: str | None = None, name: str | None = None,
-         gpu_mem: float | None = None) -> Report:
+         gpu_mem: float | None = None, audio=None) -> Report:
     """Detect loops and impossible timing in a transcript file (or a Transcript).
 
     Args:
@@ -111,17 +111,21 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         format: skip format sniffing.
         name: how the report names the source.
         gpu_mem: GiB of the server's GPU, for max_new_tokens numbers in the advice.
+        audio: the audio file (a path or ``repair.audio.Audio``): voiced stretches no
+            segment covers become ``untranscribed`` findings, and its length is the
+            ``audio_duration``.
 
     Raises:
         FormatError: no such file, or not a transcript (a typo is an error, never "clean").
         ConfigError: a str that is text, not a path (see ``scan_text``).
     """
     transcript = read(source, format)
-    return _scan(transcript, config, audio_duration, name or _label(source), gpu_mem)
+    return _scan(transcript, config, audio_duration, name or _label(source), gpu_mem, audio)
 
 
 def scan_text(text: str, config: DetectConfig | None = None, *, audio_duration: float | None = None,
-              format: str | None = None, name: str = "<text>", gpu_mem: float | None = None) -> Report:
+              format: str | None = None, name: str = "<text>", gpu_mem: float | None = None,
+              audio=None) -> Report:
     """``scan`` for transcript text held in memory (arguments as ``scan``'s).
 
     Example:
@@ -129,16 +133,19 @@ def scan_text(text: str, config: DetectConfig | None = None, *, audio_duration: 
         >>> degen.scan_text("[0.0][S01]no, no, no, no, no[2.0]").degenerate
         False
     """
-    return _scan(read_text(text, format), config, audio_duration, name, gpu_mem)
+    return _scan(read_text(text, format), config, audio_duration, name, gpu_mem, audio)
 
 
-def _scan(transcript: Transcript, config, audio_duration, label: str, gpu_mem) -> Report:
+def _scan(transcript: Transcript, config, audio_duration, label: str, gpu_mem, audio=None) -> Report:
     from .present.advice import advise
     from .detect import DEFAULT, analyze
     from .report import build_report
     config = config or DEFAULT
-    duration = audio_duration or audio_duration_of(transcript)
+    heard = _audio(audio) if audio is not None else None
+    duration = audio_duration or (heard.duration if heard is not None else None) or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
+    if heard is not None:
+        analysis = _with_untranscribed(analysis, transcript, heard)
     skipped = transcript.meta.get("skipped_lines")
     lengths = _utterance_seconds(transcript)
     total = duration or (float(sum(lengths)) if lengths is not None else transcript.end)
@@ -151,6 +158,22 @@ def _scan(transcript: Transcript, config, audio_duration, label: str, gpu_mem) -
                           skipped_lines=skipped if isinstance(skipped, int) else None, utterance_seconds=lengths,
                           independent=independent, places=places)
     return _dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
+
+
+def _audio(audio):
+    from .repair.audio import Audio
+    return audio if isinstance(audio, Audio) else Audio.open(audio)
+
+
+def _with_untranscribed(analysis, transcript: Transcript, audio):
+    """``analysis`` with the voiced stretches of ``audio`` that no segment covers."""
+    from .repair.vad import make_vad
+    from .repair.voice import untranscribed, voice_of
+    found = untranscribed(transcript, voice_of(audio, make_vad()))
+    if not found:
+        return analysis
+    findings = sorted(analysis.findings + tuple(found), key=lambda f: (f.span.start if f.span else -1.0, f.segments))
+    return _dataclasses.replace(analysis, findings=tuple(findings))
 
 
 def _utterance_seconds(transcript: Transcript):
@@ -166,7 +189,7 @@ def _utterance_seconds(transcript: Transcript):
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
         config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
         concurrency: int = 8, journal=None, progress=None, format: str | None = None,
-        model: str | None = None, api_key: str | None = None, timeout: float = 300.0):
+        model: str | None = None, api_key: str | None = None, timeout: float = 300.0, language: str | None = None):
     """Re-decode only the flagged spans of a transcript and splice the results back.
 
     Args:
@@ -186,6 +209,9 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         model, api_key, timeout: for each server given as a URL: the model id to send, the
             bearer token (default: the ``DEGEN_API_KEY`` environment variable, as for
             ``degen fix``) and the seconds a request may take.
+        language: the transcript's language ("en", "zh"), sent with every request; when
+            None, the input's own field, else a guess from its clean text
+            (``repair.language.pin``). Answers in another language or script are refused.
 
     Returns:
         ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before and
@@ -205,7 +231,7 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         >>> degen.write(result.transcript, "fixed.json")  # doctest: +SKIP
     """
     from .repair.audio import Audio
-    from .repair.fix import repair
+    from .repair.fix import findings_to_repair, repair
     from .repair.policy import Policy
     from .detect import DEFAULT
     config = config or (policy.config if policy else DEFAULT)
@@ -220,12 +246,27 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
     transcribers = transcribers_for(items, model=model, api_key=api_key, timeout=timeout)
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
-    if before.flagged:  # a clean transcript contacts no server
+    findings, voice = findings_to_repair(transcript, audio, policy, before.flagged)
+    if findings:  # a clean transcript contacts no server
         transcribers = reachable(transcribers)
-    return repair(transcript, audio, transcribers, policy=policy, findings=before.flagged, pad=pad,
+    return repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
                   merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
-                  progress=progress, before=before,
-                  rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+                  progress=progress, before=before, language=_pin_language(transcript, language, findings),
+                  voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+
+
+def _pin_language(transcript: Transcript, given: str | None, findings):
+    """The language of a repair run, read from the segments no finding flagged (a
+    loop's text is no evidence of the language: Whisper loops in English on Mandarin)."""
+    from .repair.language import pin
+    from .repair.plan import INSERTING
+    flagged = {i for f in findings if f.kind not in INSERTING for i in range(f.segments[0], f.segments[1] + 1)}
+    clean, size = [], 0
+    for i, seg in enumerate(transcript.segments):
+        if i not in flagged and size < 20_000:  # a few pages decide the language
+            clean.append(seg.text)
+            size += len(seg.text)
+    return pin(transcript, given, " ".join(clean))
 
 
 # A transcript that ends before this share of its audio is more likely the wrong --audio than

@@ -12,6 +12,7 @@ from degen.model import Span
 from degen.repair.audio import Audio, encode
 from degen.repair.pieces import Part, joined, name, parts
 from degen.repair.rhythm import Repetition, find_repetition
+from degen.repair.journal import JournalEntry
 from degen.repair.send import Sent
 
 from ..conftest import FIXTURES
@@ -113,7 +114,8 @@ def test_a_name_needs_the_pieces_agreement():
 
 
 def _sent(text: str, span: Span) -> Sent:
-    return Sent({"body": f"[0.00][S01]{text}[{span.duration:.2f}]", "format": "json", "clip": [span.start, span.end]})
+    return Sent(JournalEntry("0.000-1.000", 0, (span.start, span.end), {}, "http://server",
+                             body=f"[0.00][S01]{text}[{span.duration:.2f}]", format="json"))
 
 
 def test_joined_answer_keeps_one_copy_per_piece_and_the_text_around():
