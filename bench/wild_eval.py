@@ -171,7 +171,7 @@ def evaluate_manifest(path: Path, rules=None) -> dict:
     texts = [s.text for s in transcript]
     alone_any, alone_above = set(), set()
     for i, text in enumerate(texts):
-        a, b = _flagged_rows(degen.scan(text, format="text").findings, SEVERITY_RANK)
+        a, b = _flagged_rows(degen.scan_text(text, format="text").findings, SEVERITY_RANK)
         alone_any |= {i} if a else set()
         alone_above |= {i} if b else set()
     flagged = {name: [i for i, t in enumerate(texts) if rule(Doc([t], None))] for name, rule in rules.items()}
