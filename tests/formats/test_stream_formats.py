@@ -166,7 +166,7 @@ def test_invalid_utf8_further_on_is_the_whole_reader_s_error(tmp_path):
 @pytest.mark.parametrize("damage", [
     lambda t: t + "\n\n77\n00:00:01,000 -> 00:00:02,000\nbroken arrow\n",
     lambda t: t + "\n\n78\n00:61:01,000 --> 00:62:02,000\nminutes\n",
-    lambda t: t + "\n\n79\n00:00:05,000 --> 00:00:02,000\nbackwards\n",
+    lambda t: t + "\n\n79\n00:00:05,000 --> 00:00:02,000\nbackwards\n" + "\n\n80\n00:00:0x,000 --> 00:00:02,000\nbad\n",
 ])
 def test_subtitle_errors_are_the_whole_reader_s(tmp_path, damage):
     path = tmp_path / "a.srt"
