@@ -24,10 +24,10 @@ from typing import Callable
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
-from .evidence import folded
+from .evidence import EvidenceConfig, claims, folded
+from .journal import JournalEntry
 from .policy import Step
 from .rhythm import Repetition
-from .journal import JournalEntry
 from .send import Sender, Sent
 from .splice import parse_candidate
 
@@ -140,6 +140,12 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
               for part, sent in sents]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
     joined_stretch, named = _one(stretch, loop_units, syllables) if stretch else (None, None)
+    if named is not None and joined_stretch is not None:
+        around = " ".join(seg.text for part, segments in parsed if not part.piece for seg in segments)
+        if _goes_on(around, joined_stretch.text):
+            # The word said again outside the stretch: the rhythm found only part of the
+            # repetition, and its count (the pieces') is short.
+            raise FormatError("the audio goes on repeating the word past the stretch the rhythm found")
     out: list[Segment] = []
     for part, segments in parsed:  # the pieces are consecutive: one segment where they stand
         if not part.piece:
@@ -148,6 +154,13 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
             out.append(joined_stretch)
             joined_stretch = None
     return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
+
+
+def _goes_on(around: str, stretch: str) -> bool:
+    """Whether the text decoded around the pieces repeats the pieces' word (two copies in
+    a row or more)."""
+    word = claims(stretch, EvidenceConfig(), least=2)
+    return bool(word) and any(unit == word[0][0] for unit, _ in claims(around, EvidenceConfig(), least=2))
 
 
 def _segments(span: Span, candidate) -> list[Segment]:
