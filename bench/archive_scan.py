@@ -3,8 +3,8 @@
 Writes --files small transcripts (seeded: OpenAI verbose_json, ~2 minutes each, one in
 ten with a planted loop) to a temporary folder, then times, within one run and with the
 configurations interleaved in every repeat so that machine noise hits all of them alike:
-  - `degen.batch.scan_paths(paths, jobs=1)`   one process
-  - `degen.batch.scan_paths(paths, jobs=N)`   a pool of N processes (N = --jobs, default every core)
+  - `degen.archive.batch.scan_paths(paths, jobs=1)`   one process
+  - `degen.archive.batch.scan_paths(paths, jobs=N)`   a pool of N processes (N = --jobs, default every core)
   - `degen.ray.scan` over a Ray Data dataset of the same files (--ray; local instance,
     num_cpus=N, start-up excluded and reported apart)
 and prints the speed-up of each repeat, its median and spread, and checks that every
@@ -28,7 +28,7 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from degen import batch  # noqa: E402
+from degen.archive import batch  # noqa: E402
 
 WORDS = ("we should look at the numbers again before the release because latency matters "
          "and the customer asked for a new draft by friday so let us plan the work").split()

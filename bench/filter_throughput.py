@@ -4,7 +4,7 @@ Builds a seeded NeMo-style manifest (--lines utterances of 2 to 20 s, English an
 words at ordinary speech rates; one in fifty a planted loop, one in a hundred a known
 hallucination phrase) and measures on one core, the two ways interleaved in every repeat
 so that machine noise hits both alike:
-  - ``filter.judge(text, duration)`` for every line (one whole analysis each, as before),
+  - ``utterances.judge(text, duration)`` for every line (one whole analysis each, as before),
   - ``utterances.judge_many(texts, durations)`` (batches, the flagged ones judged again),
   - ``degen filter`` end to end (``filter.filter_manifest``: read, judge, write both outputs),
 and checks that both give every utterance the same findings. Prints lines/s and MB/s of
@@ -25,8 +25,8 @@ from pathlib import Path
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from degen import filter as manifest_filter  # noqa: E402
-from degen.utterances import judge_many  # noqa: E402
+from degen.archive import filter as manifest_filter  # noqa: E402
+from degen.archive.utterances import judge, judge_many  # noqa: E402
 
 EN = ("we should look at the numbers again before the release because latency matters "
       "and the customer asked for a new draft by friday so let us plan the work").split()
@@ -76,7 +76,7 @@ def main() -> None:
         source = Path(folder) / "in.jsonl"
         source.write_bytes(data)
         for _ in range(args.repeats):
-            t_one, alone = timed(lambda: [manifest_filter.judge(t, d) for t, d in zip(texts, durations)])
+            t_one, alone = timed(lambda: [judge(t, d) for t, d in zip(texts, durations)])
             t_many, many = timed(lambda: judge_many(texts, durations))
             t_filter, counts = timed(lambda: manifest_filter.filter_manifest(
                 source, Path(folder) / "keep.jsonl", Path(folder) / "q.jsonl"))

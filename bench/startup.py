@@ -45,7 +45,7 @@ import degen.cli
 marks.append(("import degen.cli (click, the group)", now()))
 import numpy
 marks.append(("import numpy", now()))
-import degen.batch, degen.detect, degen.formats, degen.io, degen.report, degen.advice
+import degen.archive.batch, degen.detect, degen.formats, degen.io, degen.report, degen.present.advice
 marks.append(("import readers, detectors, report", now()))
 degen.scan(sys.argv[1])
 marks.append(("first scan (lazy imports, lexicon)", now()))

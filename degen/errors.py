@@ -5,6 +5,7 @@
     ├── ConfigError        an option or threshold is out of range
     ├── OutputError        an output file cannot be written (path)
     ├── AudioError         the audio is missing, unreadable or shorter than the transcript
+    ├── WorkerDied         a worker process of an archive run was killed (exit 4)
     └── ServerError        the transcription server failed (url, status)
         ├── ServerUnreachable   no connection could be made at all
         ├── ServerTimeout       the server took longer than the timeout
@@ -67,6 +68,13 @@ class OutputError(DegenError):
 
 class AudioError(DegenError):
     """The audio file is missing, unreadable, or does not cover the transcript."""
+
+
+class WorkerDied(DegenError):
+    """A worker process of ``degen filter --jobs`` died (the OOM killer, a native crash);
+    the progress file holds every whole batch before it, so a rerun resumes."""
+
+    exit_code = 4
 
 
 class ServerError(DegenError):

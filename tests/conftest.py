@@ -1,6 +1,8 @@
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -25,6 +27,12 @@ def _click_streams_apart() -> None:
 
 
 _click_streams_apart()
+
+# CI runs every property test on the same examples (a failure there is the change's, not
+# a new draw's); a developer's run explores fresh ones and keeps failures in .hypothesis/.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 import degen
-from degen.advice import advise
+from degen.present.advice import advise
 from degen.capacity import MODELS, kv_capacity, plan
 from degen.cli import main
 from degen.errors import ConfigError

@@ -57,13 +57,13 @@ def test_opt_out_works_outside_ci_only(tmp_path):
 def test_browser_test_fails_in_ci_without_a_browser(tmp_path):
     env = {**os.environ, "PATH": str(tmp_path), "CI": "true", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/test_html.py::test_browser_renders_timeline_and_findings"],
+                           "tests/present/test_html.py::test_browser_renders_timeline_and_findings"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stdout[-2000:]
     assert "CI must run the browser test" in done.stdout
     env.pop("CI")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-                           "tests/test_html.py::test_browser_renders_timeline_and_findings"],
+                           "tests/present/test_html.py::test_browser_renders_timeline_and_findings"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "SKIPPED" in done.stdout
 

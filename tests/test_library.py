@@ -67,7 +67,7 @@ def test_metrics_max_repetition_has_the_json_shape():
 
 
 def test_skipped_lines_reach_text_and_json_reports():
-    from degen.report import render_text
+    from degen.present.text import render_text
     transcript = degen.read("[0.0][S01]hello[1.0]")
     marked = type(transcript)(transcript.segments, transcript.format, {**transcript.meta, "skipped_lines": 3})
     report = degen.scan(marked)

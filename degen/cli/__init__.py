@@ -26,7 +26,7 @@ import click
 
 from .. import __version__
 from ..errors import DegenError, ServerRejected
-from ..terminal import safe
+from ..present.terminal import safe
 from .common import EXIT_BUG, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_PIPE, verbosity
 from .planning import plan_command
 from .repairing import fix

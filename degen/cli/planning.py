@@ -7,7 +7,7 @@ import click
 from .common import Finite
 
 # capacity.MAX_GPU_GIB, kept literal: importing capacity here would load it for every command
-# (tests/test_cli_fuzz.py holds the two equal).
+# (tests/cli/test_cli_fuzz.py holds the two equal).
 MAX_GPU_GIB = 100_000
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..terminal import safe
+from ..present.terminal import safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshold_options, verbosity
 
 
@@ -19,6 +19,8 @@ from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshol
               help="Files scanned at once, in worker processes (0: one per core).")
 @click.option("--audio-duration", type=Finite(0, min_open=True), metavar="S",
               help="Audio length in seconds, to catch a transcript that stops early.")
+@click.option("--audio", "audio_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The audio of the one transcript scanned: voiced stretches no segment covers are findings.")
 @click.option("--gpu-mem", type=Finite(0, min_open=True), metavar="GIB",
               help="GPU memory of the server, for max_new_tokens advice.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -27,14 +29,14 @@ from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshol
               help="Write the reports to FILE as JSON Lines, in input order; an interrupted run "
                    "resumes from FILE.partial.")
 @threshold_options
-def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, **options):
+def scan(files, fmt, as_json, jobs, audio_duration, audio_path, gpu_mem, html_path, output, **options):
     """Report loops and impossible timing in transcript FILES: files, folders (walked for
     .json .srt .vtt .txt) or globs; '-' reads stdin.
 
     Exits 0 when every file is clean, 1 when one is degenerate, 2 when one could not be
     read (the others are still scanned). With several files a summary goes to stderr.
     """
-    from .. import batch
+    from ..archive import batch
     from ..io import check_distinct, check_writable
     config = config_from(options)
     paths = batch.expand(files)
@@ -42,11 +44,13 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
         raise click.BadParameter("--html is for one file, --output for many: give one of them", param_hint="--output")
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
+    if audio_path and len(paths) != 1:
+        raise click.BadParameter("--audio is the audio of one transcript: scan one file with it", param_hint="--audio")
     if html_path:
         check_distinct({"--html": html_path}, {"the input": paths[0]})
         check_writable(html_path, "HTML report")
-        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
-    settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
+        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path, audio_path))
+    settings = batch.Settings(config, fmt, audio_duration, gpu_mem, str(audio_path) if audio_path else None)
     if output:
         sys.exit(_scan_to_file(paths, settings, output, jobs))
     sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
@@ -56,7 +60,7 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
 
 def _scan_to_file(paths, settings, output, jobs) -> int:
     """``--output``: the reports to a file, a progress bar on stderr (a terminal only)."""
-    from .. import reports_file
+    from ..archive import reports
     state = {"bar": None, "left": 0}
 
     def progress(count):
@@ -81,9 +85,9 @@ def _scan_to_file(paths, settings, output, jobs) -> int:
 
     quiet = verbosity() < 0
     try:
-        return reports_file.run(paths, settings, output, jobs=jobs, err=error, out=click.echo,
-                                verbose=verbosity() > 0, quiet=quiet,
-                                progress=None if quiet or not sys.stderr.isatty() else progress)
+        return reports.run(paths, settings, output, jobs=jobs, err=error, out=click.echo,
+                           verbose=verbosity() > 0, quiet=quiet,
+                           progress=None if quiet or not sys.stderr.isatty() else progress)
     finally:
         close()
 
@@ -95,16 +99,17 @@ def _error_line(line: str) -> None:
 
 
 def _render_report(report) -> str:
-    from ..report import render_text
+    from ..present.text import render_text
     return render_text(report, style, quiet=verbosity() < 0, verbose=verbosity() > 0)
 
 
-def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> int:
+def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path, audio_path=None) -> int:
     from .. import scan as scan_one
-    from ..html import render_scan
+    from ..present.html import render_scan
     from ..io import read_transcript, write_atomic
     transcript = read_transcript(path, fmt)  # "-" is stdin
-    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
+    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem,
+                      audio=audio_path)
     click.echo(_render_report(report), err=str(html_path) == "-")  # stdout is the HTML's with --html -
     write_atomic(html_path, render_scan(report, transcript))
     return EXIT_FOUND if report.degenerate else EXIT_CLEAN
@@ -126,7 +131,7 @@ def filter_command(manifest, keep_path, quarantine_path, text_field, jobs, **opt
     Resumes an interrupted run (KEEP.degen-progress.json). Exits 0 when every line is
     kept, 1 when some are quarantined, 2 on unusable input or arguments.
     """
-    from ..filter import filter_manifest
+    from ..archive.filter import filter_manifest
     for option, path in (("MANIFEST", manifest), ("--keep", keep_path), ("--quarantine", quarantine_path)):
         if str(path) == "-":  # '-' is stdin or stdout everywhere else; here it would name a file "-"
             raise click.BadParameter("'-' is not a file: filter reads and writes files, resuming from them "
@@ -153,13 +158,13 @@ def _check_filter_files(manifest: Path, keep: Path, quarantine: Path) -> None:
     "wb", the progress file deleted at the end): 'degen filter k.jsonl.partial --keep
     k.jsonl', a natural retry after a crash, emptied the manifest and deleted it."""
     from ..errors import ConfigError
-    from ..filter import _partial, progress_path
+    from ..archive.filter import partial_path, progress_path
     from ..io import is_special, same_file
     for option, path in (("--keep", keep), ("--quarantine", quarantine)):
         if is_special(path):  # PATH.partial is renamed onto it: as root that replaced /dev/null itself
             raise ConfigError(f"{path}: {option} must be a regular file: filter writes {path.name}.partial beside it "
                               f"and renames it into place; give a file path")
-    for option, written in (("--keep", _partial(keep)), ("--quarantine", _partial(quarantine)),
+    for option, written in (("--keep", partial_path(keep)), ("--quarantine", partial_path(quarantine)),
                             ("--keep", progress_path(keep))):
         if same_file(manifest, written):
             raise ConfigError(f"{manifest}: the manifest is {written.name}, a file filter writes for {option} as it "

@@ -56,7 +56,7 @@ def _runs_all(ids: np.ndarray, candidates: list[np.ndarray], min_count: int) -> 
     the sampled hits. Summed over all periods this is about ``n * ln(max_period)``
     compares, not ``n * max_period``. A few positions between two samples, which a run
     must cover too, drop most chance hits first (``_plausible_all``). The one-period
-    definition this equals is in ``tests/test_periodic.py``.
+    definition this equals is in ``tests/detect/test_periodic.py``.
 
     Each period's positions lie in a row of their own, ``n + 1`` wide, along one axis, so
     that one pass of array operations serves every period (a dozen calls in all, not a

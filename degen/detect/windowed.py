@@ -5,7 +5,7 @@ flags, masks and 8-byte positions: about 25 bytes a character at its peak, four 
 300 MB file. Here the same streams are built from blocks of whole segments (about
 ``BLOCK`` characters each), so only one block's code points and masks exist at a time;
 the streams, keys and normalised text that come out are equal, array for array, to what
-``tokens.build_streams`` gives (``tests/test_memory_streams.py`` holds them to it).
+``tokens.build_streams`` gives (``tests/detect/test_memory_streams.py`` holds them to it).
 
 A block ends just after a separator, so no token crosses it: words and stretches of
 punctuation or other text stop at separators, and an apostrophe joins a word only between

@@ -9,7 +9,7 @@ text: the bulk of a line, and what compresses worst) serialised, zlib-compressed
 of lines at a time; its segment is built from them again when asked for.
 
 The transcript equals ``jsonl.loads_segments``' or ``jsonl.loads_manifest``'s: the same
-segments, extras included, and the same meta (``tests/test_stream_formats.py`` holds it
+segments, extras included, and the same meta (``tests/formats/test_stream_formats.py`` holds it
 to that).
 """
 

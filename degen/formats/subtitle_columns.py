@@ -8,7 +8,7 @@ read, when its segment is built. Only what no rule reproduces (a renumbered cue,
 line with settings or odd spacing) is kept as read, in a dict.
 
 The transcript equals ``loads_srt``'s (or ``loads_vtt``'s): the same segments, extras
-included, and the same meta (``tests/test_stream_formats.py`` holds it to that).
+included, and the same meta (``tests/formats/test_stream_formats.py`` holds it to that).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 The only module that imports the HTTP library; its exceptions become ``ServerError``
 subclasses here. Requests are multipart, exactly as the server's contract says:
 ``file``, ``response_format`` (``verbose_json``, falling back to ``json``), an explicit
-``temperature``, ``max_new_tokens``, ``model`` only when given, ``repetition_penalty``
-only when asked for, and never a ``prompt`` (a prompt replaces MOSS's diarization prompt).
+``temperature``, ``max_new_tokens``, ``language`` when known, ``model`` only when given,
+``repetition_penalty`` only when asked for, and never a ``prompt`` (a prompt replaces
+MOSS's diarization prompt).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class Request:
     max_new_tokens: int
     repetition_penalty: float | None = None
     filename: str = "clip.wav"
+    language: str | None = None  # sent with every request when known: a short clip is detected afresh
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,8 @@ class HttpTranscriber:
             form["model"] = self.model
         if request.repetition_penalty is not None:
             form["repetition_penalty"] = f"{request.repetition_penalty:g}"
+        if request.language:
+            form["language"] = request.language
         return form
 
     def _post(self, request: Request, response_format: str, sent: list[int]) -> Response:

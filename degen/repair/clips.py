@@ -15,9 +15,12 @@ from ..detect.tokens import content
 from ..model import Segment, Span, Transcript
 from .audio import Audio
 from .plan import Plan, RepairSpan
+from .period import period_copies
 from .policy import Policy, Step
 from .rhythm import Repetition, find_repetition
+from .language import Language
 from .vad import Vad
+from .voice import Voice
 
 
 @dataclass(frozen=True)
@@ -36,12 +39,16 @@ class Scope:
     suspect: frozenset[int]
     flagged: frozenset[int]
     vad: Vad
+    language: Language | None = None
+    voice: Voice | None = None
 
     @property
     def audio_end(self) -> float:
         return self.audio.duration if self.audio is not None else float("inf")
 
     def voiced(self, span: Span) -> float:
+        if self.voice is not None:
+            return self.voice.seconds(span)
         return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
 
     def repetition(self, span: Span) -> Repetition | None:
@@ -55,8 +62,17 @@ class Scope:
         return Repetition(span.start + found.start, span.start + found.end, found.copies, found.syllables,
                           tuple(span.start + c for c in found.cuts))
 
+    def period(self, span: Span) -> int | None:
+        """The copies of one unit the audio of ``span`` repeats, counted by the sound
+        matching itself one copy later (``period``): a second count beside the rhythm's."""
+        if self.audio is None:
+            return None
+        return period_copies(self.audio.read(span), self.audio.sample_rate)
+
     def voiced_spans(self, span: Span) -> list[tuple[float, float]]:
         """Voiced stretches of ``span``, in transcript time."""
+        if self.voice is not None:
+            return self.voice.within(span)
         return [(span.start + a, span.start + b)
                 for a, b in self.vad.voiced_spans(self.audio.read(span), self.audio.sample_rate)]
 

@@ -23,6 +23,7 @@ from ..detect import DEFAULT, DetectConfig, analyze
 from ..detect.tokens import content
 from ..detect.script import cjk_count, speech_units
 from ..model import Span, Transcript
+from .language import Language, foreign
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ class EvidenceConfig:
         max_spoken_unit: the longest unit (words, or CJK graphemes) people repeat on
             purpose many times over: "no", "wait", "thank you", 然后, 对不起. A
             sentence said x15 is a loop whatever the time; so is one of 5 words.
+        count_tolerance: two lines of evidence on a repetition (the audio's rhythm, an
+            answer) agree when their counts differ by at most this share of the larger, or
+            by one copy: the rhythm may miss the first or last copy (said louder, trailing
+            off). A tenth, as two answers were held to before: wider, and two wrong answers
+            of a long run (x18, x21) pass for one count.
         vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
     """
 
@@ -94,7 +100,15 @@ class EvidenceConfig:
     slow_cjk_rate: float = 3.0
     fit_band: float = 1.4
     max_spoken_unit: int = 4
+    count_tolerance: float = 0.1
     vad: str = "energy"
+
+
+INF = float("inf")
+
+# Problems that make an answer worthless whatever else it fixes: it drops speech, drops
+# text the original had right, transcribes other audio, or writes another language.
+LOSES_TEXT = frozenset({"deletion", "lost", "unrelated", "foreign", "unusable"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +121,7 @@ class Verdict:
             is clean. Infinite for a deletion or lost text: never worth keeping.
         reason: one line.
         problems: kinds found: "loop", "cut", "dense", "deletion", "lost", "unrelated",
-            "unusable".
+            "foreign", "unusable".
         repeats: (unit, count) of every loop found, to compare answers.
         voiced: voiced seconds of the audio the text stands for.
         fit: the answer's speech units over those ordinary speech would write in the
@@ -126,7 +140,7 @@ class Verdict:
 
     @property
     def loses_text(self) -> bool:
-        return bool({"deletion", "lost", "unrelated", "unusable"} & set(self.problems))
+        return bool(LOSES_TEXT & set(self.problems))
 
     def to_dict(self) -> dict:
         return {"clean": self.clean, "badness": round(self.badness, 2) if self.badness != float("inf") else None,
@@ -148,14 +162,15 @@ def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[
 def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
           evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
           required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0,
-          least_units: int = 0) -> Verdict:
+          least_units: int = 0, language: "Language | None" = None) -> Verdict:
     """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
 
     ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
     around the span that the clip holds, of which it must reproduce ``witness_share``;
     ``unwritten`` the longest voiced stretch no segment of the answer is stamped over;
     ``least_units`` the copies of one word the audio repeats (``rhythm``): each is a word
-    or a syllable at least, so fewer units written is a deletion whatever the rate says.
+    or a syllable at least, so fewer units written is a deletion whatever the rate says;
+    ``language`` the run's pinned language, which the answer must be written in.
     Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
     (how the original is judged).
     """
@@ -209,7 +224,11 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
         problems.append("unrelated")
         reasons.append(f"does not reproduce the clean speech around the span ({len(absent)} of "
                        f"{len(witnesses)} missing): not a transcript of this audio")
-    if {"deletion", "lost", "unrelated"} & set(problems):
+    other = foreign(text, language) if language is not None else None
+    if other:
+        problems.append("foreign")
+        reasons.append(f"not the transcript's language: {other}")
+    if LOSES_TEXT & set(problems):
         badness = float("inf")
     fit = spoken_units / expected if expected and voiced >= evidence.min_voiced_seconds else None
     # Only where copies of a short unit were written is the amount in doubt (a dropped or
@@ -233,17 +252,56 @@ def repeated(text: str, evidence: EvidenceConfig, least: int = 3) -> bool:
     """Whether ``text`` is mostly one short unit (up to ``max_spoken_unit`` words or CJK
     graphemes) said at least ``least`` times in a row: where the amount of text is the
     count of copies. A sentence with a word said three times in it is not."""
-    units = list(content(text)) if speech_units(text)[1] else content_words(text)
-    longest = 0
+    units = speech_tokens(text)
+    found = runs(units, evidence, least)
+    longest = max((len(unit) * copies for _, unit, copies in found), default=0)
+    return longest > 0 and 2 * longest >= len(units)
+
+
+def claims(text: str, evidence: EvidenceConfig, least: int = 3) -> tuple[tuple[str, int], ...]:
+    """What ``text`` says was repeated: (unit, copies) of each run of a short unit said
+    ``least`` times or more, in order ("no no no no" -> (("no", 4),); 好的好的好的 ->
+    (("好的", 3),)). The count a repair must get right, and must have confirmed."""
+    tokens = speech_tokens(text)
+    joiner = "" if speech_units(text)[1] else " "
+    return tuple((joiner.join(unit), copies) for _, unit, copies in runs(tokens, evidence, least))
+
+
+def unit_key(text: str) -> str:
+    """A unit as ``claims`` writes it: folded words joined by spaces, or CJK graphemes."""
+    return ("" if speech_units(text)[1] else " ").join(speech_tokens(text))
+
+
+def speech_tokens(text: str) -> list[str]:
+    """Folded speech units: CJK graphemes for CJK text, else words."""
+    return list(folded(text)) if speech_units(text)[1] else [folded(w) for w in content_words(text)]
+
+
+def runs(tokens: list[str], evidence: EvidenceConfig, least: int) -> list[tuple[int, tuple[str, ...], int]]:
+    """(first token, unit, copies) of the longest runs of units of 1 to
+    ``max_spoken_unit`` tokens repeated ``least`` times or more, none overlapping
+    another (the run covering more tokens wins; a unit that is itself a repeat, "no no",
+    loses to the shorter one that covers as much)."""
+    found = []
     for size in range(1, evidence.max_spoken_unit + 1):
         # One pass per unit size (a loop answer runs to thousands of units): ``run``
         # positions in a row equal to the one ``size`` later make (run + size) // size copies.
         run = 0
-        for i in range(len(units) - size):
-            run = run + 1 if units[i] == units[i + size] else 0
-            if run and (run + size) // size >= least:
-                longest = max(longest, (run + size) // size * size)
-    return longest > 0 and 2 * longest >= len(units)
+        for i in range(len(tokens) - size + 1):
+            same = i + size < len(tokens) and tokens[i] == tokens[i + size]
+            run = run + 1 if same else run
+            if not same and run:
+                copies = (run + size) // size
+                first = i - run
+                if copies >= least:
+                    found.append((first, tuple(tokens[first:first + size]), copies))
+                run = 0
+    kept: list[tuple[int, tuple[str, ...], int]] = []
+    for first, unit, copies in sorted(found, key=lambda r: (-len(r[1]) * r[2], len(r[1]))):
+        end = first + len(unit) * copies
+        if all(end <= a or first >= a + len(u) * c for a, u, c in kept):
+            kept.append((first, unit, copies))
+    return sorted(kept)
 
 
 def content_words(text: str) -> list[str]:

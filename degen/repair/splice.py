@@ -15,9 +15,11 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from .. import formats
+from ..detect.tokens import content
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
 from .evidence import folded
+from .nonspeech import strip_tags
 from .plan import RepairSpan
 
 ROUND = 3  # milliseconds: times written back are not longer than the inputs'
@@ -31,12 +33,29 @@ class Placed:
 
 
 def parse_candidate(body: str, response_format: str) -> Transcript:
-    """The server's answer as a Transcript (times relative to the clip)."""
+    """The server's answer as a Transcript (times relative to the clip), its non-speech
+    tags taken out (``meta["nonspeech_tags"]`` counts them): ``[BLANK_AUDIO]`` is no word."""
     try:
-        return formats.loads(body)
+        answer = formats.loads(body)
     except FormatError as exc:
         raise FormatError(f"the server's {response_format} answer is not a transcript: {exc.detail}",
                           path="<server>") from None
+    return without_tags(answer)
+
+
+def without_tags(answer: Transcript) -> Transcript:
+    """``answer`` with every non-speech tag removed and the segments left empty dropped."""
+    segments, tags = [], 0
+    for seg in answer:
+        text, found = strip_tags(seg.text)
+        tags += found
+        if not found:
+            segments.append(seg)
+        elif content(text):
+            segments.append(seg.with_(text=text))
+    if not tags:
+        return answer
+    return Transcript(segments, answer.format, {**answer.meta, "nonspeech_tags": tags})
 
 
 def _timed(candidate: Transcript, seconds: float) -> list[Segment]:
@@ -70,8 +89,10 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         shifted.append((Span(start, end), seg))
     kept = [(span.clamp(rs.limit), seg) for span, seg in shifted if _keeps(span, seg, rs, clip, prior)]
     mapping, unmapped = map_speakers(shifted, kept, original, clip, suspect, prior)
+    # In the answer's own order: a model writes what was said in order, while its stamps
+    # wobble (a sentence stamped a second early could sort before the one said before it).
     out, cursor = [], rs.limit.start
-    for span, seg in sorted(kept, key=lambda item: item[0].start):
+    for span, seg in kept:
         start = round(max(span.start, cursor), ROUND)
         end = round(max(span.end, start), ROUND)
         # An unclosed segment stays marked so that the policy sees the cut; `closed()`

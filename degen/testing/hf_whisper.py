@@ -254,7 +254,7 @@ class TransformersWhisperDecoder:
                 item[2].set()
 
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
-               repetition_penalty: float | None = None) -> str | None:
+               repetition_penalty: float | None = None, language: str | None = None) -> str | None:
         if rate != 16000:
             return None
         found = self.segments(samples.astype(np.float32) / 32768.0, temperature, repetition_penalty)

@@ -48,10 +48,10 @@ class RecordingDecoder:
         self._lock = threading.Lock()
 
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
-               repetition_penalty: float | None = None) -> str | None:
+               repetition_penalty: float | None = None, language: str | None = None) -> str | None:
         if rate != SAMPLE_RATE:
             return None
-        found = self.decoder.answer(samples, rate, temperature, repetition_penalty)
+        found = self.decoder.answer(samples, rate, temperature, repetition_penalty, language)
         with self._lock:
             self.answers[answer_key(samples, rate, temperature, repetition_penalty)].append(found)
         return to_markup(found, max_new_tokens, samples.size / rate)
@@ -80,7 +80,10 @@ class ReplayDecoder:
         self._lock = threading.Lock()
 
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
-               repetition_penalty: float | None = None) -> str | None:
+               repetition_penalty: float | None = None, language: str | None = None) -> str | None:
+        recorded = self.about.get("language")
+        if language and recorded and language != recorded:  # the answers were made in another language
+            raise LookupError(f"{self.path.name} was recorded in {recorded!r}; this request asks for {language!r}")
         key = answer_key(samples, rate, temperature, repetition_penalty)
         with self._lock:
             answers = self.answers.get(key)

@@ -58,7 +58,7 @@ class Session:
         return cls(samples, sample_rate, truth["segments"], truth.get("degenerate_regions", []), **kw)
 
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
-               repetition_penalty: float | None = None) -> str | None:
+               repetition_penalty: float | None = None, language: str | None = None) -> str | None:
         """The server's answer for an uploaded clip (None when it is not from the session)."""
         offset = self.locate(samples) if rate == self.sample_rate else None
         if offset is None:

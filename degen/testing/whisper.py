@@ -116,12 +116,14 @@ class WhisperDecoder:
                 "device": "cpu", "versions": runtime_versions()}
 
     def segments(self, audio: np.ndarray, temperature: float, repetition_penalty: float | None = None,
-                 max_new_tokens: int | None = None, fallback: bool = False):
+                 max_new_tokens: int | None = None, fallback: bool = False, language: str | None = None):
         """Whisper segments for float32 16 kHz audio. ``fallback`` uses whisper's own
-        schedule (0.0, 0.2, ... 1.0 on compression ratio > 2.4 or log-prob < -1.0)."""
+        schedule (0.0, 0.2, ... 1.0 on compression ratio > 2.4 or log-prob < -1.0);
+        ``language`` (a request's field) overrides the decoder's own for base."""
         # No per-window cap: Whisper's own (448 less the prompt) applies; the request's
         # max_new_tokens caps the total, in to_markup.
-        options = dict(language=self.language, beam_size=1, best_of=1, condition_on_previous_text=True,
+        language = self.language if self.name == "tiny.en" or not language else language
+        options = dict(language=language, beam_size=1, best_of=1, condition_on_previous_text=True,
                        vad_filter=False, repetition_penalty=repetition_penalty or 1.0)
         if fallback:
             options.update(temperature=[0.0, 0.2, 0.4, 0.6, 0.8, 1.0], compression_ratio_threshold=2.4,
@@ -134,16 +136,17 @@ class WhisperDecoder:
             return list(found)
 
     def answer(self, samples: np.ndarray, rate: int, temperature: float,
-               repetition_penalty: float | None = None) -> list[tuple[float, float, str, int]]:
+               repetition_penalty: float | None = None, language: str | None = None) -> list[tuple[float, float, str, int]]:
         """``(start, end, text, token count)`` of each segment, before any token cap."""
-        found = self.segments(samples.astype(np.float32) / 32768.0, temperature, repetition_penalty)
+        found = self.segments(samples.astype(np.float32) / 32768.0, temperature, repetition_penalty,
+                              language=language)
         return [(s.start, s.end, s.text.strip(), len(s.tokens)) for s in found]
 
     def decode(self, samples: np.ndarray, rate: int, temperature: float, max_new_tokens: int,
-               repetition_penalty: float | None = None) -> str | None:
+               repetition_penalty: float | None = None, language: str | None = None) -> str | None:
         if rate != SAMPLE_RATE:
             return None  # the model takes 16 kHz; a real server would resample
-        return to_markup(self.answer(samples, rate, temperature, repetition_penalty), max_new_tokens,
+        return to_markup(self.answer(samples, rate, temperature, repetition_penalty, language), max_new_tokens,
                          samples.size / rate)
 
 
