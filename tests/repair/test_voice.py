@@ -97,3 +97,34 @@ def test_steady_sound_throughout_confirms_every_time(tmp_path):
     voice = voice_of(Audio.open(path), make_vad())
     assert not voice.informative and voice.confirms(Span(1, 2))
     assert untranscribed(Transcript((Segment(Span(0, 1), None, "hi"),)), voice) == []
+
+
+class _Silent:
+    """A server that answers every clip with nothing (what a decoder said for the pause
+    the loop's stamps point at)."""
+
+    def __init__(self):
+        self.clips = []
+
+    def transcribe(self, request):
+        from types import SimpleNamespace
+        from degen.repair.audio import decode
+        samples, rate = decode(request.audio)
+        self.clips.append(samples.size / rate)
+        return SimpleNamespace(text="", response_format="json", requests_sent=1)
+
+
+def test_an_empty_answer_for_the_speech_a_loop_ate_is_never_a_repair(recording, tmp_path):
+    """Issue 20's 好的 x19: the looping last segment is stamped in the pause before the
+    speech; judged on its own stamps (no voiced audio) an empty answer looked right and
+    the speech was deleted with exit 0. Sized from the audio, the empty answer is a
+    deletion and the span stays unresolved with its text."""
+    path = tmp_path / "loop.json"
+    path.write_text('{"text": "[1.00][S01]We start with the budget.[4.00][4.50][S01]' + "好的" * 100 + '[5.50]"}')
+    server = _Silent()
+    result = degen.fix(path, audio=recording.path, transcriber=server, concurrency=1)
+    (outcome,) = result.outcomes
+    assert outcome.status == "unresolved" and result.unresolved
+    assert all(a.verdict.loses_text for a in outcome.attempts if a.verdict)  # empty: a deletion, never clean
+    assert [s.text for s in result.transcript] == [s.text for s in degen.read(path)]  # nothing lost
+    assert outcome.rs.core.end > 11.5 and sum(server.clips) > 7.0  # the requests held the speech after the pause
