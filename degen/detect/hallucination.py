@@ -22,7 +22,7 @@ from ..errors import ConfigError
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
-from .loops import _clip, _span, _text
+from .places import excerpt_of, span_of
 from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
 from . import lexicon_blocks
 from .lexicon_blocks import LONG_TEXT, matches  # noqa: F401  (matches: part of this module's interface)
@@ -212,10 +212,10 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
             continue
         langs = sorted({lang for lang, _ in lexicon.phrases[phrase]})
         out.append(Finding(
-            kind="hallucination", severity=severity, span=_span(transcript, first, last),
+            kind="hallucination", severity=severity, span=span_of(transcript, first, last),
             segments=(first, last), speaker=table.speaker_of(first, last),
-            unit=_clip(_text(transcript, first)), count=phrases.count(phrase),
-            excerpt=_clip(_text(transcript, first)), score=1.0 + len(evidence),
+            unit=excerpt_of(transcript, first), count=phrases.count(phrase),
+            excerpt=excerpt_of(transcript, first), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
             extent=(float(first), float(last + 1)), covered=sum(len(matched[i]) for i in range(first, last + 1))))
     return out

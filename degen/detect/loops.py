@@ -7,16 +7,16 @@ import os
 import numpy as np
 import regex
 
-from ..model import Span, Transcript
+from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding
+from .places import clip, span_of, text_of
 from .periodic import Runs, tandem_repeats, tandem_repeats_in
 from .table import SegmentTable
 from .script import kana_count, speech_units
 from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
-EXCERPT = 60
 
 
 def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: SegmentTable,
@@ -114,8 +114,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     elif _long(unit_key, config, full=True) and first == last:
         # A clause said twice (or thrice across turns), a polite formula said three
         # times: worth a look, not a loop.
-        unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
-        return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
+        unit, excerpt = _display(text_of(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
+        return Finding(kind="phrase_loop", severity="low", span=span_of(transcript, first, last),
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
                        period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
                        evidence=evidence, stream=stream.name,
@@ -123,11 +123,11 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
                        covered=count * grapheme_len(content(unit_key) or unit_key))
     else:
         return None
-    unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
+    unit, excerpt = _display(text_of(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
     return Finding(
         kind="char_loop" if graphemes == 1 else "phrase_loop",
         severity="high" if severe else "medium",
-        span=_span(transcript, first, last),
+        span=span_of(transcript, first, last),
         segments=(first, last),
         speaker=speaker or table.speaker_of(first, last),
         unit=unit, period=period, count=count, excerpt=excerpt,
@@ -147,21 +147,6 @@ def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:
     return units >= (config.long_unit_cjk if cjk else config.long_unit)
 
 
-def _span(transcript: Transcript, first: int, last: int) -> Span | None:
-    """From the first segment's start to the last one's end (None where either has no
-    time), read from the columns: building a segment costs more (its extra fields)."""
-    cols = transcript.columns()
-    a, b = cols.starts[first], cols.ends[last]  # NaN where a segment has no time
-    if np.isnan(a) or np.isnan(b):
-        return None
-    return Span(float(a), max(float(a), float(b)))
-
-
-def _text(transcript: Transcript, i: int) -> str:
-    """Segment ``i``'s text, from the columns (no segment built)."""
-    return transcript.columns().texts[i]
-
-
 def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count: int = 1) -> tuple[str, str]:
     """The unit as written (``Aye.`` rather than ``aye``) and an excerpt starting at it."""
     parts = unit_key.split(" ") if joiner else list(unit_key)
@@ -169,19 +154,14 @@ def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count
     unit = regex.compile(sep.join(regex.escape(p) for p in parts if p) + (r"[\p{P}\s]*" if trailing else ""))
     norm = normalize(text)
     if len(norm) != len(text):  # normalisation changed lengths: positions would not map back
-        return unit_key, _clip(text)
+        return unit_key, clip(text)
     # Look for a few copies back to back, not the first innocent occurrence of the unit.
     copies = regex.compile(f"(?:{unit.pattern}){{{min(count, 3)}}}")
     found = copies.search(norm) or unit.search(norm)
     if found is None:
-        return unit_key, _clip(text)
+        return unit_key, clip(text)
     first = unit.match(norm, found.start())
-    return text[first.start():first.end()].strip() or unit_key, _clip(text[found.start():])
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= EXCERPT else text[:EXCERPT - 1] + "…"
+    return text[first.start():first.end()].strip() or unit_key, clip(text[found.start():])
 
 
 def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcript) -> tuple[str | None, int]:
@@ -203,7 +183,7 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
             start = int(r.start[i])
             key = stream.text(start, start + int(r.period[i]))
             seg = stream.locate(start)[0]
-            best_unit = _display(_text(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
+            best_unit = _display(text_of(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
     return best_unit, (best if best_unit else 0)
 
 

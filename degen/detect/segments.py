@@ -11,7 +11,7 @@ from ..model import Transcript, lengths as key_lengths
 from .config import DetectConfig
 from .finding import Finding
 from .highlight import sayings
-from .loops import _clip, _span, _text
+from .places import excerpt_of, span_of, text_of
 from .periodic import tandem_repeats
 from .table import SegmentTable
 
@@ -103,12 +103,12 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
         if verdict is None:
             continue
         severity, score, evidence = verdict
-        unit = " | ".join(_clip(_text(transcript, i)) for i in range(first, first + period))
+        unit = " | ".join(excerpt_of(transcript, i) for i in range(first, first + period))
         out.append(Finding(
             kind="segment_loop", severity=severity,
-            span=_span(transcript, first, last), segments=(first, last),
+            span=span_of(transcript, first, last), segments=(first, last),
             speaker=table.speaker_of(first, last), unit=unit, period=period, count=count,
-            excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
+            excerpt=excerpt_of(transcript, first), score=score, evidence=evidence,
             stream="segments", extent=(float(first), float(last + 1)),
             covered=sum(len(keys[i]) for i in range(first, last + 1)),
         ))
@@ -118,7 +118,7 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
 def _said_fewer(transcript: Transcript, first: int, last: int, fewest: int) -> bool:
     """Equal segments first..last are cues showing one line word by word, and say it fewer
     than ``fewest`` times."""
-    said = sayings([_text(transcript, i) for i in range(first, last + 1)])
+    said = sayings([text_of(transcript, i) for i in range(first, last + 1)])
     return said is not None and len(said) < fewest
 
 

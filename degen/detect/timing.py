@@ -10,7 +10,7 @@ from ..model import Span, Transcript
 from .config import DetectConfig
 from .finding import Finding
 from .highlight import word_timed
-from .loops import _clip, _span, _text
+from .places import excerpt_of, span_of
 from .table import SegmentTable
 
 
@@ -29,9 +29,9 @@ def _groups(mask: np.ndarray, min_len: int = 1, alone: bool = False):
 
 
 def _finding(kind, severity, transcript, table, first, last, score=1.0, evidence=()) -> Finding:
-    return Finding(kind=kind, severity=severity, span=_span(transcript, first, last), segments=(first, last),
+    return Finding(kind=kind, severity=severity, span=span_of(transcript, first, last), segments=(first, last),
                    speaker=table.speaker_of(first, last), count=last - first + 1,
-                   excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
+                   excerpt=excerpt_of(transcript, first), score=score, evidence=evidence,
                    stream="timing", extent=(float(first), float(last + 1)))
 
 
