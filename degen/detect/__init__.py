@@ -32,7 +32,8 @@ from .timing import timing_findings
 import numpy as np
 
 from .periodic import Runs
-from .tokens import Stream, build_streams
+from .streams import build_streams
+from .tokens import Stream
 from . import windowed
 
 __all__ = ["DetectConfig", "DEFAULT", "SEVERITIES", "Finding", "Analysis", "analyze",
