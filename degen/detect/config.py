@@ -102,6 +102,10 @@ class DetectConfig:
     fragment_seconds: float = 0.25
     # The same phrase from one voice this many times is repeated, not polite.
     hallucination_repeats: int = 3
+    # Two findings are one place when they share this much of the shorter one's extent:
+    # half, so that a loop found in two streams (its words and its characters), whose
+    # ends differ by a token or a segment, is reported once, while a loop beside it is not.
+    same_place_overlap: float = 0.5
     # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
     compression_ratio: float = 2.4
     # Findings at or above this severity make a transcript degenerate.

@@ -4,6 +4,7 @@ times, closure, speech units (for rates) and speakers."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -40,20 +41,27 @@ class SegmentTable:
     closed: np.ndarray
     units: np.ndarray
     cjk: np.ndarray
-    speakers: tuple[str | None, ...]
+    speakers: Sequence[str | None]
     timed: bool
     # False where the format writes only start times (LRC): each end is the next line's
     # start, so durations say nothing about the decoder and no shape evidence is read.
     measured: bool = True
 
     @classmethod
-    def build(cls, transcript: Transcript, streams: Streams) -> "SegmentTable":
-        n = len(transcript)
+    def empty(cls, transcript: Transcript) -> "SegmentTable":
+        """The table of ``transcript`` with its speech units still to ``fill``."""
         cols = transcript.columns()
-        timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
+        n = len(cols.texts)
+        # The columns' speaker list itself, read only: a tuple copy is 8 bytes a segment more.
+        # Speech units as int32 (a segment has far fewer than 2**31): 4 bytes a segment less.
+        return cls(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool),
+                   cols.speakers, cols.timed, transcript.format not in DERIVED_END_FORMATS)
+
+    def fill(self, first: int, streams: Streams) -> None:
+        """Speech units of segments ``first``.. from their streams (a window's)."""
         units, cjk = unit_counts(streams)
-        measured = transcript.format not in DERIVED_END_FORMATS
-        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed, measured)
+        self.units[first:first + units.size] = units
+        self.cjk[first:first + cjk.size] = cjk
 
     def __len__(self) -> int:
         return len(self.speakers)

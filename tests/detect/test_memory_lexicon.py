@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from degen.detect import default_lexicon, lexicon_blocks, shreds
-from degen.detect.hallucination import Lexicon, _trie_pattern
+from degen.detect import lexicon_blocks, shreds
+from degen.detect.hallucination import Lexicon, _trie_pattern, default_lexicon
 from degen.detect.lexicon_blocks import matches
 from degen.detect.shreds import match_keys, straddling
 
