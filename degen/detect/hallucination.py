@@ -25,12 +25,15 @@ from .finding import Finding
 from .places import excerpt_of, span_of
 from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
 from . import lexicon_blocks
-from .lexicon_blocks import LONG_TEXT, matches  # noqa: F401  (matches: part of this module's interface)
+from .lexicon_blocks import matches  # noqa: F401  (part of this module's interface)
 from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
 WEAK_PREFIX = "weak-"  # source ids of phrases people really say
+# Characters from which a search runs the regex only where a phrase can start (``heads``):
+# below this, the regex alone is as quick as the tables' set-up.
+LONG_TEXT = 100_000
 
 
 @dataclass(frozen=True)
@@ -56,24 +59,26 @@ class Lexicon:
         """Every match of ``pattern`` in ``text``, as ``pattern.finditer`` finds them."""
         if self.pattern is None:
             return []
-        if len(text) < LONG_TEXT:  # the regex alone is as quick as the tables' set-up here
+        if len(text) < LONG_TEXT:
             return list(self.pattern.finditer(text))
         return heads_finditer(self.pattern, self.heads, text)
 
-    def finditer_keys(self, keys: list[str], joined_too: bool = True) -> tuple[list, list]:
+    def finditer_keys(self, keys: list[str], joined_too: bool = True, resume: int = 0) -> tuple[list, list]:
         """The matches in ``keys`` joined by SEP, and (``joined_too``) in the keys joined
-        by nothing, which finds phrases cut between two segments; on a long text one
-        search for where phrases can start serves both."""
+        by nothing from position ``resume`` on (as ``pattern.finditer`` goes on from
+        there), which finds phrases cut between two segments; on a long text one search
+        for where phrases can start serves both."""
         if self.pattern is None or not keys:
             return [], []
         separated = SEP.join(keys)
-        joined = "".join(keys) if joined_too else ""
-        if len(separated) < LONG_TEXT:
-            return list(self.pattern.finditer(separated)), list(self.pattern.finditer(joined))
         if not joined_too:
-            return heads_finditer(self.pattern, self.heads, separated), []
+            return self.finditer(separated), []
+        joined = "".join(keys)
+        if len(separated) < LONG_TEXT:
+            return list(self.pattern.finditer(separated)), list(self.pattern.finditer(joined, resume))
         starts, separated_starts = keys_candidates(self.heads, keys, joined, len(SEP))
-        return matches_at(self.pattern, separated, separated_starts), matches_at(self.pattern, joined, starts)
+        return (matches_at(self.pattern, separated, separated_starts),
+                matches_at(self.pattern, joined, starts[starts >= resume]))
 
     def __len__(self) -> int:
         return len(self.phrases)
