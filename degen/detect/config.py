@@ -62,6 +62,9 @@ class DetectConfig:
     # 4-5 words/s and auctioneers 6-7.
     max_cjk_rate: float = 12.0
     max_word_rate: float = 7.0
+    # A stretch of segments is held to the CJK rate when at least this share of them is
+    # CJK text: a stretch takes the limit of the script most of it is written in.
+    cjk_share: float = 0.5
     # A rate verdict needs enough text, and times floor at this many seconds, because
     # timestamps of short segments are coarse.
     rate_min_units: int = 12
