@@ -74,7 +74,7 @@ def audio_duration_of(transcript: Transcript) -> float | None:
 
 def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None = None, *,
          audio_duration: float | None = None, format: str | None = None, name: str | None = None,
-         gpu_mem: float | None = None) -> Report:
+         gpu_mem: float | None = None, audio=None) -> Report:
     """Detect loops and impossible timing in a transcript.
 
     Args:
@@ -85,6 +85,9 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
         format: skip format sniffing.
         name: how the report names the source.
         gpu_mem: GiB of the server's GPU, for max_new_tokens numbers in the advice.
+        audio: the audio file (a path or ``repair.audio.Audio``): voiced stretches no
+            segment covers become ``untranscribed`` findings, and its length is the
+            ``audio_duration``.
 
     Example:
         >>> import degen
@@ -97,14 +100,33 @@ def scan(source: "str | os.PathLike | Transcript", config: DetectConfig | None =
     config = config or DEFAULT
     transcript = read(source, format)
     label = name or _label(source)
-    duration = audio_duration or audio_duration_of(transcript)
+    heard = _audio(audio) if audio is not None else None
+    duration = audio_duration or (heard.duration if heard is not None else None) or audio_duration_of(transcript)
     analysis = analyze(transcript, config, duration)
+    if heard is not None:
+        analysis = _with_untranscribed(analysis, transcript, heard)
     skipped = transcript.meta.get("skipped_lines")
     lengths = _utterance_seconds(transcript)
     total = duration or (float(sum(lengths)) if lengths is not None else transcript.end)
     report = build_report(label, transcript.format, analysis, total, config.fail_on,
                           skipped_lines=skipped if isinstance(skipped, int) else None, utterance_seconds=lengths)
     return dataclasses.replace(report, advice=advise(report, transcript, gpu_mem=gpu_mem))
+
+
+def _audio(audio):
+    from .repair.audio import Audio
+    return audio if isinstance(audio, Audio) else Audio.open(audio)
+
+
+def _with_untranscribed(analysis, transcript: Transcript, audio):
+    """``analysis`` with the voiced stretches of ``audio`` that no segment covers."""
+    from .repair.vad import make_vad
+    from .repair.voice import untranscribed, voice_of
+    found = untranscribed(transcript, voice_of(audio, make_vad()))
+    if not found:
+        return analysis
+    findings = sorted(analysis.findings + tuple(found), key=lambda f: (f.span.start if f.span else -1.0, f.segments))
+    return dataclasses.replace(analysis, findings=tuple(findings))
 
 
 def _utterance_seconds(transcript: Transcript):
@@ -119,7 +141,7 @@ def _utterance_seconds(transcript: Transcript):
 
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
         config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
-        concurrency: int = 8, journal=None, progress=None, format: str | None = None):
+        concurrency: int = 8, journal=None, progress=None, format: str | None = None, language: str | None = None):
     """Re-decode only the flagged spans of a transcript and splice the results back.
 
     Args:
@@ -135,6 +157,9 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         concurrency: spans in flight at once.
         journal: a ``repair.journal.Journal`` to resume from and append to.
         progress: called with (``Outcome``, spans done, spans in all) as each span finishes.
+        language: the transcript's language ("en", "zh"), sent with every request; when
+            None, the input's own field, else a guess from its clean text
+            (``repair.language.pin``). Answers in another language or script are refused.
 
     Returns:
         ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before/after.
@@ -149,7 +174,7 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     """
     from .repair.audio import Audio
     from .repair.client import HttpTranscriber
-    from .repair.fix import repair
+    from .repair.fix import findings_to_repair, repair
     from .repair.policy import Policy
     from .detect import DEFAULT
     config = config or (policy.config if policy else DEFAULT)
@@ -159,13 +184,28 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
     transcribers = [HttpTranscriber(t) if isinstance(t, str) else t for t in items]
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
-    for t in transcribers if before.flagged else ():
+    findings, voice = findings_to_repair(transcript, audio, policy, before.flagged)
+    for t in transcribers if findings else ():
         if hasattr(t, "check"):  # a down server: say so, not a result with every span unresolved
             t.check()
-    return repair(transcript, audio, transcribers, policy=policy, findings=before.flagged, pad=pad,
+    return repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
                   merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
-                  progress=progress, before=before,
-                  rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+                  progress=progress, before=before, language=_pin_language(transcript, language, findings),
+                  voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+
+
+def _pin_language(transcript: Transcript, given: str | None, findings):
+    """The language of a repair run, read from the segments no finding flagged (a
+    loop's text is no evidence of the language: Whisper loops in English on Mandarin)."""
+    from .repair.language import pin
+    from .repair.plan import INSERTING
+    flagged = {i for f in findings if f.kind not in INSERTING for i in range(f.segments[0], f.segments[1] + 1)}
+    clean, size = [], 0
+    for i, seg in enumerate(transcript.segments):
+        if i not in flagged and size < 20_000:  # a few pages decide the language
+            clean.append(seg.text)
+            size += len(seg.text)
+    return pin(transcript, given, " ".join(clean))
 
 
 __all__ = [

@@ -37,6 +37,7 @@ class Settings:
     format: str | None = None
     audio_duration: float | None = None
     gpu_mem: float | None = None
+    audio: str | None = None  # the audio of a single transcript: untranscribed speech is found too
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def scan_path(path: str, settings: Settings) -> Result:
     try:
         transcript = read_transcript(path, settings.format)
         report = scan(transcript, settings.config, audio_duration=settings.audio_duration, name=path,
-                      gpu_mem=settings.gpu_mem)
+                      gpu_mem=settings.gpu_mem, audio=settings.audio)
         return Result(path, report=report)
     except DegenError as exc:
         return Result(path, error=str(exc))

@@ -53,6 +53,13 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
               help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
 @click.option("--vad", type=click.Choice(["energy", "silero"]), default="energy", show_default=True,
               help="Voice activity detector the answers are judged against (silero needs faster-whisper).")
+@click.option("--language", metavar="CODE",
+              help="The transcript's language (en, zh, de ...), sent with every request [the input's own field, "
+                   "else read from its clean text].")
+@click.option("--max-decoded", type=Finite(0, 100, min_open=True), default=1.0, show_default=True,
+              help="Audio a run may send, as a share of the file, every request counted.")
+@click.option("--accept-best", is_flag=True,
+              help="Keep a span's best answer even when the evidence does not confirm it (still exit 1).")
 @click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
 @click.option("--timeout", type=Finite(1, MAX_TIMEOUT), default=300.0, show_default=True,
@@ -64,8 +71,8 @@ DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
 def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, schedule, repetition_penalty,
-        concurrency, pad, max_span, anchor_seconds, vad, journal_path, timeout, in_place, dry_run, fmt, html_path,
-        **options):
+        concurrency, pad, max_span, anchor_seconds, vad, language, max_decoded, accept_best, journal_path, timeout,
+        in_place, dry_run, fmt, html_path, **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
 
     Exits 0 when every flagged span is repaired, 1 when some remain unresolved, 2 on
@@ -77,6 +84,7 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from ..repair.audio import Audio
     from ..repair.client import HttpTranscriber
     from ..repair.journal import Journal, file_fingerprint, fingerprint
+    from ..repair.fix import findings_to_repair
     from ..repair.plan import make_plan
     from ..repair.policy import Policy
     config = config_from(options)
@@ -84,14 +92,16 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     from ..repair.vad import make_vad
     make_vad(vad)  # an unusable choice is an argument error now, not after the server work
     policy = Policy.from_options(schedule, repetition_penalty=repetition_penalty, config=config,
-                                 anchor_seconds=anchor_seconds, evidence=EvidenceConfig(vad=vad))
+                                 anchor_seconds=anchor_seconds, evidence=EvidenceConfig(vad=vad),
+                                 max_decoded=max_decoded, accept_best=accept_best)
     _refuse_stdio(input_path, dry_run, out=out_path, report=report_path, journal=journal_path, html=html_path)
     transcript = read(input_path, fmt)
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)
     if dry_run:
         report = scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path))
-        plan = make_plan(transcript, report.flagged, audio.duration, pad=pad, max_span=max_span)
+        findings, voice = findings_to_repair(transcript, audio, policy, report.flagged)
+        plan = make_plan(transcript, findings, audio.duration, pad=pad, max_span=max_span, voice=voice)
         _print_plan(plan, transcript, audio, policy)
         sys.exit(EXIT_CLEAN)
     if not servers:
@@ -108,11 +118,11 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     for t in transcribers:
         t.check()  # exit 3 now, before any work, when a server is not there
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
-                           str(max_span), repr(config))
+                           str(max_span), repr(config), str(language))
     journal = Journal(journal_path, identity)
     try:
         result = _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span,
-                          concurrency, journal)
+                          concurrency, journal, language)
     except KeyboardInterrupt:
         _interrupted(journal)
     _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path)
@@ -157,7 +167,8 @@ def _check_outputs(out_path, report_path, journal_path, html_path, backup_path, 
             check_writable(path, what)
 
 
-def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal):
+def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pad, max_span, concurrency, journal,
+             language=None):
     """The repair with a progress bar on stderr, drawn only once a span is done (a run
     with nothing to send draws none)."""
     import time
@@ -179,7 +190,7 @@ def _run_fix(fix_transcript, transcript, audio, transcribers, policy, config, pa
     try:
         return fix_transcript(transcript, audio=audio, transcriber=transcribers, policy=policy, config=config,
                               pad=pad, max_span=max_span, concurrency=concurrency, journal=journal,
-                              progress=progress)
+                              progress=progress, language=language)
     finally:
         if state["bar"] is not None:
             state["bar"].__exit__(None, None, None)
@@ -239,8 +250,10 @@ def _metrics_line(m) -> str:
 def _print_summary(result, out_path, kept_journal=None) -> None:
     spans = len(result.plan.spans)
     repaired = sum(o.status == "repaired" for o in result.outcomes)
+    unconfirmed = sum(o.status == "unconfirmed" for o in result.outcomes)
     head = (f"{out_path}: {plural(spans, 'span')} flagged, {repaired} repaired, "
-            f"{len(result.unresolved)} unresolved")
+            f"{len(result.unresolved) - unconfirmed} unresolved"
+            + (f", {unconfirmed} best answers kept unconfirmed" if unconfirmed else ""))
     if result.requests_sent:
         share = result.seconds_decoded / result.audio_seconds if result.audio_seconds else 0.0
         head += (f"; sent {result.seconds_decoded:.1f}s of {result.audio_seconds:.1f}s of audio ({share:.1%}) "
@@ -254,6 +267,8 @@ def _print_summary(result, out_path, kept_journal=None) -> None:
     click.echo(safe(head))
     if verbosity() < 0:
         return
+    if result.language:
+        click.echo(safe(f"  language: {result.language}"))
     for o in result.unresolved:
         click.echo(safe(f"  {o.status} {o.rs.core.start:.2f}-{o.rs.core.end:.2f}s: {o.reason}"))
     for f in result.plan.unrepairable:

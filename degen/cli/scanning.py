@@ -19,6 +19,8 @@ from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshol
               help="Files scanned at once, in worker processes (0: one per core).")
 @click.option("--audio-duration", type=Finite(0, min_open=True), metavar="S",
               help="Audio length in seconds, to catch a transcript that stops early.")
+@click.option("--audio", "audio_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The audio of the one transcript scanned: voiced stretches no segment covers are findings.")
 @click.option("--gpu-mem", type=Finite(0, min_open=True), metavar="GIB",
               help="GPU memory of the server, for max_new_tokens advice.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -27,7 +29,7 @@ from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, style, threshol
               help="Write the reports to FILE as JSON Lines, in input order; an interrupted run "
                    "resumes from FILE.partial.")
 @threshold_options
-def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, **options):
+def scan(files, fmt, as_json, jobs, audio_duration, audio_path, gpu_mem, html_path, output, **options):
     """Report loops and impossible timing in transcript FILES: files, folders (walked for
     .json .srt .vtt .txt) or globs; '-' reads stdin.
 
@@ -42,11 +44,13 @@ def scan(files, fmt, as_json, jobs, audio_duration, gpu_mem, html_path, output, 
         raise click.BadParameter("--html is for one file, --output for many: give one of them", param_hint="--output")
     if html_path and len(paths) != 1:
         raise click.BadParameter("--html takes one input file", param_hint="--html")
+    if audio_path and len(paths) != 1:
+        raise click.BadParameter("--audio is the audio of one transcript: scan one file with it", param_hint="--audio")
     if html_path:
         check_distinct({"--html": html_path}, {"the input": paths[0]})
         check_writable(html_path, "HTML report")
-        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path))
-    settings = batch.Settings(config, fmt, audio_duration, gpu_mem)
+        sys.exit(_scan_with_html(paths[0], fmt, config, audio_duration, gpu_mem, html_path, audio_path))
+    settings = batch.Settings(config, fmt, audio_duration, gpu_mem, str(audio_path) if audio_path else None)
     if output:
         sys.exit(_scan_to_file(paths, settings, output, jobs))
     sys.exit(batch.run(paths, settings, jobs=jobs, as_json=as_json, render=_render_report,
@@ -99,12 +103,13 @@ def _render_report(report) -> str:
     return render_text(report, style, quiet=verbosity() < 0, verbose=verbosity() > 0)
 
 
-def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path) -> int:
+def _scan_with_html(path, fmt, config, audio_duration, gpu_mem, html_path, audio_path=None) -> int:
     from .. import scan as scan_one
     from ..present.html import render_scan
     from ..io import read_transcript, write_atomic
     transcript = read_transcript(path, fmt)  # "-" is stdin
-    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem)
+    report = scan_one(transcript, config, audio_duration=audio_duration, name=path, gpu_mem=gpu_mem,
+                      audio=audio_path)
     click.echo(_render_report(report), err=str(html_path) == "-")  # stdout is the HTML's with --html -
     write_atomic(html_path, render_scan(report, transcript))
     return EXIT_FOUND if report.degenerate else EXIT_CLEAN

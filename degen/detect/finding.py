@@ -8,7 +8,7 @@ from ..model import Span
 
 LOOP_KINDS = ("char_loop", "phrase_loop", "segment_loop")
 HALLUCINATION_KINDS = ("hallucination",)
-TIMING_KINDS = ("rate", "zero_length", "inverted", "uniform_durations", "unclosed", "truncated")
+TIMING_KINDS = ("rate", "zero_length", "inverted", "uniform_durations", "unclosed", "truncated", "untranscribed")
 SEVERITY_RANK = {"low": 1, "medium": 2, "high": 3}
 
 

@@ -28,7 +28,7 @@ def advise(report, transcript=None, gpu_mem: float | None = None) -> tuple[str, 
                       "with a VAD before decoding (faster-whisper vad_filter, whisper.cpp --vad); degen fix "
                       f"{report.source} --audio AUDIO --server URL --vad silero re-decodes the flagged spans and "
                       "judges each answer against the speech the VAD finds there")
-    if kinds & {"truncated", "unclosed"}:
+    if kinds & {"truncated", "unclosed", "untranscribed"}:
         advice.append(_truncation_advice(report, gpu_mem))
     if kinds & {"rate", "zero_length", "inverted", "uniform_durations"} and not loops:
         advice.append("timing no speech can produce: re-decode those spans (degen fix) and check the timestamps")

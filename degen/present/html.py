@@ -22,7 +22,7 @@ LANE = 16  # lane height in px
 LABEL = 70  # px for the speaker labels
 COLORS = {"char_loop": "#d62728", "phrase_loop": "#ff7f0e", "segment_loop": "#9467bd", "rate": "#e377c2",
           "unclosed": "#8c564b", "truncated": "#7f7f7f", "zero_length": "#17becf", "inverted": "#17becf",
-          "uniform_durations": "#bcbd22", "hallucination": "#2ca02c"}
+          "uniform_durations": "#bcbd22", "hallucination": "#2ca02c", "untranscribed": "#7f7f7f"}
 DEFAULT_COLOR = "#d62728"  # a kind this table does not know yet still shows
 OPACITY = {"high": 0.55, "medium": 0.4, "low": 0.25}
 
@@ -121,7 +121,7 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
         a, b = f.segments
         start, _ = where(a, transcript[a])
         _, end = where(b, transcript[b])
-        if f.kind == "truncated" and f.span is not None:
+        if f.kind in ("truncated", "untranscribed") and f.span is not None:
             start, end = _clamp(f.span.start, total), _clamp(f.span.end, total)
         x, w = LABEL + start * scale, max((end - start) * scale, 2.0)
         tip = f"{f.kind} {f.unit or ''} x{f.count or ''} | {clock(f.span.start) if f.span else '#' + str(a)}" \

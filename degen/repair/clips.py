@@ -17,7 +17,9 @@ from .audio import Audio
 from .plan import Plan, RepairSpan
 from .policy import Policy, Step
 from .rhythm import Repetition, find_repetition
+from .language import Language
 from .vad import Vad
+from .voice import Voice
 
 
 @dataclass(frozen=True)
@@ -36,12 +38,16 @@ class Scope:
     suspect: frozenset[int]
     flagged: frozenset[int]
     vad: Vad
+    language: Language | None = None
+    voice: Voice | None = None
 
     @property
     def audio_end(self) -> float:
         return self.audio.duration if self.audio is not None else float("inf")
 
     def voiced(self, span: Span) -> float:
+        if self.voice is not None:
+            return self.voice.seconds(span)
         return self.vad.voiced_seconds(self.audio.read(span), self.audio.sample_rate)
 
     def repetition(self, span: Span) -> Repetition | None:
@@ -57,6 +63,8 @@ class Scope:
 
     def voiced_spans(self, span: Span) -> list[tuple[float, float]]:
         """Voiced stretches of ``span``, in transcript time."""
+        if self.voice is not None:
+            return self.voice.within(span)
         return [(span.start + a, span.start + b)
                 for a, b in self.vad.voiced_spans(self.audio.read(span), self.audio.sample_rate)]
 

@@ -23,6 +23,7 @@ from ..detect import DEFAULT, DetectConfig, analyze
 from ..detect.tokens import content
 from ..detect.script import cjk_count, speech_units
 from ..model import Span, Transcript
+from .language import Language, foreign
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ class EvidenceConfig:
         max_spoken_unit: the longest unit (words, or CJK graphemes) people repeat on
             purpose many times over: "no", "wait", "thank you", 然后, 对不起. A
             sentence said x15 is a loop whatever the time; so is one of 5 words.
+        count_tolerance: two lines of evidence on a repetition (the audio's rhythm, an
+            answer) agree when their counts differ by at most this share of the larger, or
+            by one copy: the rhythm may miss the first or last copy (said louder, trailing
+            off). A tenth, as two answers were held to before: wider, and two wrong answers
+            of a long run (x18, x21) pass for one count.
         vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
     """
 
@@ -94,7 +100,15 @@ class EvidenceConfig:
     slow_cjk_rate: float = 3.0
     fit_band: float = 1.4
     max_spoken_unit: int = 4
+    count_tolerance: float = 0.1
     vad: str = "energy"
+
+
+INF = float("inf")
+
+# Problems that make an answer worthless whatever else it fixes: it drops speech, drops
+# text the original had right, transcribes other audio, or writes another language.
+LOSES_TEXT = frozenset({"deletion", "lost", "unrelated", "foreign", "unusable"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +121,7 @@ class Verdict:
             is clean. Infinite for a deletion or lost text: never worth keeping.
         reason: one line.
         problems: kinds found: "loop", "cut", "dense", "deletion", "lost", "unrelated",
-            "unusable".
+            "foreign", "unusable".
         repeats: (unit, count) of every loop found, to compare answers.
         voiced: voiced seconds of the audio the text stands for.
         fit: the answer's speech units over those ordinary speech would write in the
@@ -126,7 +140,7 @@ class Verdict:
 
     @property
     def loses_text(self) -> bool:
-        return bool({"deletion", "lost", "unrelated", "unusable"} & set(self.problems))
+        return bool(LOSES_TEXT & set(self.problems))
 
     def to_dict(self) -> dict:
         return {"clean": self.clean, "badness": round(self.badness, 2) if self.badness != float("inf") else None,
@@ -148,14 +162,15 @@ def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[
 def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
           evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
           required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0,
-          least_units: int = 0) -> Verdict:
+          least_units: int = 0, language: "Language | None" = None) -> Verdict:
     """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
 
     ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
     around the span that the clip holds, of which it must reproduce ``witness_share``;
     ``unwritten`` the longest voiced stretch no segment of the answer is stamped over;
     ``least_units`` the copies of one word the audio repeats (``rhythm``): each is a word
-    or a syllable at least, so fewer units written is a deletion whatever the rate says.
+    or a syllable at least, so fewer units written is a deletion whatever the rate says;
+    ``language`` the run's pinned language, which the answer must be written in.
     Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
     (how the original is judged).
     """
@@ -209,7 +224,11 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
         problems.append("unrelated")
         reasons.append(f"does not reproduce the clean speech around the span ({len(absent)} of "
                        f"{len(witnesses)} missing): not a transcript of this audio")
-    if {"deletion", "lost", "unrelated"} & set(problems):
+    other = foreign(text, language) if language is not None else None
+    if other:
+        problems.append("foreign")
+        reasons.append(f"not the transcript's language: {other}")
+    if LOSES_TEXT & set(problems):
         badness = float("inf")
     fit = spoken_units / expected if expected and voiced >= evidence.min_voiced_seconds else None
     # Only where copies of a short unit were written is the amount in doubt (a dropped or
@@ -246,6 +265,11 @@ def claims(text: str, evidence: EvidenceConfig, least: int = 3) -> tuple[tuple[s
     tokens = speech_tokens(text)
     joiner = "" if speech_units(text)[1] else " "
     return tuple((joiner.join(unit), copies) for _, unit, copies in runs(tokens, evidence, least))
+
+
+def unit_key(text: str) -> str:
+    """A unit as ``claims`` writes it: folded words joined by spaces, or CJK graphemes."""
+    return ("" if speech_units(text)[1] else " ").join(speech_tokens(text))
 
 
 def speech_tokens(text: str) -> list[str]:

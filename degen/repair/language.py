@@ -127,7 +127,7 @@ def guess_code(text: str) -> str | None:
     if script != "Latin":
         return None
     votes = Counter(_OWN_WORDS[w] for w in (m.group().lower() for m in _WORD.finditer(text)) if w in _OWN_WORDS)
-    ranked = votes.most_common(2) + [(None, 0)]
+    ranked = votes.most_common(2) + [(None, 0), (None, 0)]
     (best, first), (_, second) = ranked[0], ranked[1]
     return best if first >= LEAST_WORDS and first >= LEAD * second else None
 

@@ -38,6 +38,10 @@ LEAST_VOICED = 0.1
 # Parts of one span in flight at once (the sender's --concurrency bounds the whole run).
 MAX_PARALLEL = 8
 
+# The most copies of a word a mouth says in a second (a syllable takes 0.1 s or more, and
+# a word said again and again runs 2 to 4 a second).
+MAX_COPIES_PER_SECOND = 5.0
+
 # The share of pieces that must say the loop's unit (see `_says`) for it to name them all.
 # Measured on Whisper tiny.en: "no", which the looping decoder had heard as "Go", came
 # back "Go" in 1 of 14 pieces and "No" in 12; a unit the pieces confirm came back in most.
@@ -111,7 +115,7 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
         entry.update(body=None, error=errors[0])
         return Sent(entry)  # not journaled: the failed part is retried, the others replayed
     try:
-        body, named = joined(clip, sents, loop_units, repetition.syllables)
+        body, named = joined(clip, sents, loop_units)
         entry.update(body=body, error=None, named=named)
         if named is None:
             # The copies are one sound said again (rhythm); answers naming it several ways
@@ -133,14 +137,13 @@ def pieces_note(entry: dict) -> str | None:
     return f"{entry['pieces']} requests; {said}"
 
 
-def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
-           syllables: int = 1) -> tuple[str, str | None]:
+def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
     parsed = [(part, _segments(part.span, parse_candidate(sent.entry["body"], sent.entry["format"])))
               for part, sent in sents]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
-    joined_stretch, named = _one(stretch, loop_units, syllables) if stretch else (None, None)
+    joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)
     out: list[Segment] = []
     for part, segments in parsed:  # the pieces are consecutive: one segment where they stand
         if not part.piece:
@@ -161,16 +164,23 @@ def _segments(span: Span, candidate) -> list[Segment]:
                     s.speaker, s.text, s.closed) for s in candidate]
 
 
-def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
-         syllables: int = 1) -> tuple[Segment, str | None]:
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...]) -> tuple[Segment, str | None]:
     """The pieces of the repeated stretch as one segment, and how its word was named: a
     segment per piece would read as a run of identical segments, which is what a segment
-    loop looks like. Named, the
-    stretch says the word once per copy; the pieces' own texts (a piece that looped or
-    was cut included) were only votes."""
+    loop looks like. Named, the stretch says the word as many times as the pieces said
+    it: a piece cut inside a copy says half a word or nothing, one holding two copies
+    says it twice, and that count, the decoder's own, is held against the rhythm's by the
+    judge. A piece that says it more often than a mouth can in its time looped: it counts
+    as the one copy the rhythm cut it around."""
     texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
     word, why = name(texts, loop_units)
-    texts = [word] * copies_of(word, len(texts), syllables) if word else [t for t in texts if t]
+    if word:
+        said = [copies_in(t, word) for t in texts]
+        said = [n if n <= max(1, span.duration * MAX_COPIES_PER_SECOND) else 1
+                for n, (span, _) in zip(said, stretch)]
+        texts = [word] * sum(said)
+    else:
+        texts = [t for t in texts if t]
     body = ""
     for k, text in enumerate(texts):
         piece = text if k == len(texts) - 1 else _END.sub("", text)
@@ -180,6 +190,20 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
     closed = bool(word) or all(s.closed for _, segs in stretch for s in segs)
     return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed), why
+
+
+def copies_in(text: str, word: str) -> int:
+    """How many copies of ``word`` one piece's answer says: each word of it that is the
+    word, or its beginning (``_says``); for CJK, each time the word stands in it, else one
+    when it opens with the word's first character (a one-syllable piece of a two-character
+    word says half of it; the pieces of one copy together say it once)."""
+    key = _key(word)
+    if not key:
+        return 0
+    if cjk_count(key):
+        piece = _key(text)
+        return piece.count(key) or int(bool(piece) and piece[0] == key[0])
+    return sum(_says(_key(w), key) for w in text.split() if _key(w))
 
 
 def copies_of(word: str, pieces: int, syllables: int) -> int:

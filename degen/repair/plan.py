@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..detect import Finding
 from ..errors import ConfigError
 from ..model import Span, Transcript
+from .voice import Voice
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,20 +86,30 @@ def _describe(f: Finding) -> str:
 SEAM_SECONDS = 5.0
 
 
+INSERTING = ("truncated", "untranscribed")  # findings of speech with no segment: new text goes in
+
+
 def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: float = 0.5,
-              merge_gap: float = 1.0, max_span: float = 30.0) -> Plan:
-    """Turn ``findings`` (already filtered to those worth repairing) into repair spans."""
+              merge_gap: float = 1.0, max_span: float = 30.0, voice: Voice | None = None) -> Plan:
+    """Turn ``findings`` (already filtered to those worth repairing) into repair spans.
+
+    With ``voice`` (the file's voiced audio), each flagged stretch reaches out to the
+    nearest clean segments whose time the audio confirms, and to the end of the speech
+    when none follows: the loop's own stamps are the least reliable times of the file."""
     if pad < 0 or merge_gap < 0 or max_span <= 0:
         raise ConfigError("pad and merge gap must be >= 0 and max span > 0")
     raw, unrepairable = [], []
+    flagged = {i for f in findings if f.kind not in INSERTING for i in range(f.segments[0], f.segments[1] + 1)}
     for f in findings:
         if f.span is None or not transcript.timed:
             unrepairable.append(f)
-        elif f.kind == "truncated":
-            raw.append(RepairSpan(f.span, f.span, None, (_describe(f),), after=len(transcript) - 1))
+        elif f.kind in INSERTING:
+            raw.append(RepairSpan(f.span, f.span, None, (_describe(f),), after=_before(transcript, f.span.start)))
         else:
             first, last = f.segments
             core = Span(transcript[first].span.start, segment_end(transcript, last, audio_duration))
+            if voice is not None and voice.informative:
+                (first, last), core = _heard(transcript, first, last, core, flagged, voice, audio_duration)
             raw.append(RepairSpan(core, core, (first, last), (_describe(f),)))
     spans = []
     for region, merged in enumerate(_merge(sorted(raw, key=lambda r: r.core.start), merge_gap)):
@@ -107,6 +118,38 @@ def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: f
             padded = Span(max(0.0, rs.core.start - pad), min(audio_duration, rs.core.end + after))
             spans.append(RepairSpan(padded, rs.core, rs.segments, rs.reasons, rs.after, region, merged.core))
     return Plan(tuple(spans), tuple(unrepairable))
+
+
+def _before(transcript: Transcript, t: float) -> int:
+    """The index of the last segment that starts before ``t`` (-1 when none does)."""
+    return max((i for i, s in enumerate(transcript) if s.span is not None and s.span.start < t), default=-1)
+
+
+# Seconds kept before the first and after the last voiced sound of a region: a word's
+# onset and release are quieter than the VAD's margin.
+VOICED_LEAD = 0.15
+
+
+def _heard(transcript: Transcript, first: int, last: int, core: Span, flagged: set[int], voice: Voice,
+           audio_duration: float) -> tuple[tuple[int, int], Span]:
+    """The stretch the loop's segments stand in for, as the audio has it: from the end of
+    the nearest clean segment before them whose time the audio confirms to the start of
+    the nearest such segment after them (or the end of the speech), the segments between
+    replaced, and the core trimmed to the voiced sound in it (never short of the loop's
+    own segments)."""
+    segs = transcript.segments
+    trusted = lambda i: i not in flagged and segs[i].closed and voice.confirms(segs[i].span)
+    before = next((i for i in range(first - 1, -1, -1) if trusted(i)), -1)
+    after = next((i for i in range(last + 1, len(segs)) if trusted(i)), len(segs))
+    left = segs[before].span.end if before >= 0 else 0.0
+    right = segs[after].span.start if after < len(segs) else min(audio_duration, voice.speech_end() + VOICED_LEAD)
+    first, last = before + 1, after - 1
+    voiced = voice.within(Span(left, max(left, right)))
+    start, end = segs[first].span.start, segment_end(transcript, last, audio_duration)
+    if voiced:
+        start = min(start, max(left, voiced[0][0] - VOICED_LEAD))
+        end = max(end, min(right, voiced[-1][1] + VOICED_LEAD))
+    return (first, last), Span(min(start, core.start), max(end, core.end))
 
 
 def _merge(spans: list[RepairSpan], gap: float) -> list[RepairSpan]:
@@ -145,4 +188,11 @@ def _split(rs: RepairSpan, transcript: Transcript, max_span: float) -> list[Repa
     for a, b in chunks:
         core = Span(transcript[a].span.start, max(transcript[a].span.start, tile_end(b)))
         out.append(RepairSpan(core, core, (a, b), rs.reasons))
+    tail = out[-1].core
+    if tail.duration > max_span:  # speech the audio holds past the last segment: windows of new text
+        cut = max(tail.start + max_span, min(tail.end, segment_end(transcript, last, tail.end)))
+        out[-1] = RepairSpan(Span(tail.start, cut), Span(tail.start, cut), out[-1].segments, rs.reasons)
+        if tail.end > cut:
+            rest = RepairSpan(Span(cut, tail.end), Span(cut, tail.end), None, rs.reasons, after=last)
+            out += _split(rest, transcript, max_span) if rest.core.duration > max_span else [rest]
     return out

@@ -115,6 +115,13 @@ class Policy:
             written "Yes." by a fresh decode; a sentence is not mistaken).
         config: the detectors used to judge candidates.
         evidence: the judge's own thresholds (voiced time, text kept, agreement).
+        max_decoded: the audio a run may send, as a share of the file, every request
+            counted: once the first answer of every span is in, escalation stops there.
+            Re-running the whole file once is what degen saves a user from; whisper's own
+            fallback decodes more than that whenever a window loops.
+        accept_best: keep a span's best answer even when its evidence does not confirm it
+            (status "unconfirmed", still an exit 1): for a user who would rather read the
+            best guess than the loop.
     """
 
     steps: tuple[Step, ...] = ESCALATION
@@ -126,6 +133,8 @@ class Policy:
     witness_graphemes: int = 8
     config: DetectConfig = DEFAULT
     evidence: EvidenceConfig = EvidenceConfig()
+    max_decoded: float = 1.0
+    accept_best: bool = False
 
     def __post_init__(self):
         if not self.steps:
@@ -138,6 +147,8 @@ class Policy:
                                   f"before the span is a few seconds (the default step uses 4)")
             if step.repetition_penalty is not None and not 0 < step.repetition_penalty <= 2:
                 raise ConfigError(f"repetition_penalty {step.repetition_penalty} is outside (0, 2]")
+        if not self.max_decoded > 0:
+            raise ConfigError(f"max_decoded {self.max_decoded} must be above 0 (a share of the audio)")
 
     @property
     def uses_pieces(self) -> bool:
@@ -153,14 +164,15 @@ class Policy:
     @classmethod
     def from_options(cls, schedule: "str | tuple[Step, ...] | None" = None, *,
                      repetition_penalty: float | None = None, config: DetectConfig = DEFAULT,
-                     anchor_seconds: float | None = None, evidence: EvidenceConfig | None = None) -> "Policy":
+                     anchor_seconds: float | None = None, evidence: EvidenceConfig | None = None,
+                     max_decoded: float | None = None, accept_best: bool = False) -> "Policy":
         """The one place a policy is built from user options.
 
         Args:
             schedule: steps, or their text (``"0.1,0.1/p1.1,0.7+c4"``), or plain
                 temperatures as a tuple of floats; the default escalation when None.
             repetition_penalty: when given, every step sends it (replacing its own).
-            config, anchor_seconds, evidence: as in the class.
+            config, anchor_seconds, evidence, max_decoded, accept_best: as in the class.
         """
         if isinstance(schedule, str):
             steps = parse_schedule(schedule)
@@ -171,4 +183,7 @@ class Policy:
         if repetition_penalty is not None:
             steps = tuple(dataclasses.replace(s, repetition_penalty=repetition_penalty) for s in steps)
         extra = {} if anchor_seconds is None else {"anchor_seconds": anchor_seconds}
-        return cls(steps=steps, config=config, evidence=evidence or EvidenceConfig(), **extra)
+        if max_decoded is not None:
+            extra["max_decoded"] = max_decoded
+        return cls(steps=steps, config=config, evidence=evidence or EvidenceConfig(), accept_best=accept_best,
+                   **extra)

@@ -87,8 +87,10 @@ class Edit:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one repair span: "repaired" (a faithful answer), "improved" (less
-    degenerate than the original, loses nothing) or "unresolved" (the original kept)."""
+    """What happened to one repair span: "repaired" (an answer the evidence confirms),
+    "unresolved" (the original kept; ``best`` names the attempt the evidence leaned to,
+    when one was faithful on its own) or "unconfirmed" (that best answer kept anyway, as
+    ``accept_best`` asks)."""
 
     rs: RepairSpan
     status: str
@@ -96,11 +98,15 @@ class Outcome:
     attempts: tuple[Attempt, ...]
     placed: Placed | None = None
     voiced: float | None = None
+    best: int | None = None
+    candidate: Placed | None = None  # the best answer of an unresolved span, not spliced
 
     def evidence(self) -> dict:
         """Per span: voiced seconds, the repetitions each attempt found, and why."""
         return {"core": [round(self.rs.core.start, 3), round(self.rs.core.end, 3)], "status": self.status,
                 "why": self.reason, "voiced_seconds": None if self.voiced is None else round(self.voiced, 2),
+                **({"best_attempt": self.best + 1, "best_text": " ".join(s.text for s in self.candidate.segments)}
+                   if self.best is not None and self.candidate is not None else {}),
                 "attempts": [{"temperature": a.step.temperature, "repetition_penalty": a.step.repetition_penalty,
                               "repeats": [f"{u} x{c}" for u, c in (a.verdict.repeats if a.verdict else ())],
                               "accepted": a.accepted, "why": a.why} for a in self.attempts]}
@@ -126,6 +132,7 @@ class FixResult:
     seconds_refused: float = 0.0
     seconds_replayed: float = 0.0
     requests_sent: int = 0
+    language: str | None = None  # what every request asked for, and where it came from
 
     @property
     def unresolved(self) -> tuple[Outcome, ...]:
@@ -135,12 +142,12 @@ class FixResult:
         return {
             "spans_flagged": len(self.plan.spans),
             "repaired": sum(o.status == "repaired" for o in self.outcomes),
-            "improved": sum(o.status == "improved" for o in self.outcomes),
+            "unconfirmed": sum(o.status == "unconfirmed" for o in self.outcomes),
             "unresolved": [{**o.rs.to_dict(), "status": o.status, "why": o.reason} for o in self.unresolved],
             "unrepairable": [f.to_dict() for f in self.plan.unrepairable],
             "seconds_decoded": round(self.seconds_decoded, 3), "seconds_refused": round(self.seconds_refused, 3),
             "seconds_replayed": round(self.seconds_replayed, 3), "requests_sent": self.requests_sent,
-            "audio_seconds": round(self.audio_seconds, 3),
+            "audio_seconds": round(self.audio_seconds, 3), "language": self.language,
             "before": self.before.metrics.to_dict(), "after": self.after.metrics.to_dict(),
             "plan": [rs.to_dict() for rs in self.plan.spans],
             "evidence": [o.evidence() for o in self.outcomes],

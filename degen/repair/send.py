@@ -28,6 +28,10 @@ class Cancelled(Exception):
     """The run was cancelled; no further request is sent."""
 
 
+class BudgetSpent(Exception):
+    """The run has decoded as much audio as it may; the request was not sent."""
+
+
 @dataclass(frozen=True)
 class Sent:
     """One journaled answer (or error) for one attempt of one span."""
@@ -56,12 +60,33 @@ def transient(entry: dict) -> bool:
 class Sender:
     """Requests for the spans of one run (thread-safe)."""
 
-    def __init__(self, audio: Audio, journal: Journal, concurrency: int):
-        self.audio, self.journal = audio, journal
+    def __init__(self, audio: Audio, journal: Journal, concurrency: int, *, language: str | None = None,
+                 budget: float = float("inf")):
+        self.audio, self.journal, self.language = audio, journal, language
         self.slots = threading.Semaphore(max(1, concurrency))
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._ignores_penalty: set[int] = set()
+        self.budget, self.spent = budget, 0.0
+        self._firsts: dict[str, tuple[int, float]] = {}  # span key -> (its first step, seconds held for it)
+
+    def reserve(self, key: str, number: int, seconds: float) -> None:
+        """Hold ``seconds`` of the budget for a span's first request: every span gets one
+        answer, however far the others escalate."""
+        with self._lock:
+            self._firsts[key] = (number, seconds)
+
+    def _charge(self, key: str, number: int, seconds: float) -> None:
+        span = key.partition("~")[0]  # a piece of a pieces step counts for its span
+        with self._lock:
+            first = self._firsts.get(span)
+            if first is not None and first[0] == number:
+                self._firsts[span] = (number, 0.0)  # its reservation is being used
+            else:
+                held = sum(s for _, s in self._firsts.values())
+                if self.spent + held + seconds > self.budget:
+                    raise BudgetSpent(f"{self.spent:.1f}s of audio decoded, {self.budget:.1f}s allowed")
+            self.spent += seconds
 
     def replayable(self, key: str) -> dict[int, Sent]:
         """Journaled answers of a span by attempt number; transient errors are left out so
@@ -78,9 +103,13 @@ class Sender:
     def send(self, transcriber: Transcriber, key: str, number: int, step: Step, clip: Span, budget: int) -> Sent:
         if self.cancelled.is_set():
             raise Cancelled()
-        request = Request(self.audio.clip(clip), step.temperature, budget, step.repetition_penalty)
+        self._charge(key, number, clip.duration)
+        request = Request(self.audio.clip(clip), step.temperature, budget, step.repetition_penalty,
+                          language=self.language)
         entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "token_budget": budget,
                  "step": step.to_dict(), "server": getattr(transcriber, "base_url", type(transcriber).__name__)}
+        if self.language:
+            entry["language"] = self.language
         try:
             with self.slots:
                 if self.cancelled.is_set():

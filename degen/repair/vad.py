@@ -67,7 +67,10 @@ class EnergyVad:
 
     def voiced(self, samples: np.ndarray, rate: int) -> np.ndarray:
         """One bool per frame."""
-        level = self.levels(samples, rate)
+        return self.voiced_levels(self.levels(samples, rate))
+
+    def voiced_levels(self, level: np.ndarray) -> np.ndarray:
+        """One bool per frame of ``level`` (dBFS per frame, as ``levels`` gives)."""
         if level.size == 0:
             return np.zeros(0, dtype=bool)
         low, high = np.percentile(level, [10, 90])

@@ -139,17 +139,21 @@ def wait_session(tmp_path):
     return wav, Session(samples, rate, segments, [])
 
 
-def test_real_repetition_that_fits_the_voiced_time_is_speech_on_the_first_answer(wait_session):
-    """x10 is flagged as a loop by the scan, but a closed answer whose copies fit the voiced
-    time at a rate people speak is speech: accepted as it is, nothing more is sent."""
+def test_real_repetition_is_speech_once_a_second_answer_confirms_its_count(wait_session):
+    """x10 is flagged as a loop by the scan; a closed answer whose copies fit the voiced
+    time at a rate people speak is speech, but its count is confirmed only by a second
+    line of evidence: the session's audio is noise (no rhythm to count), so a second answer
+    with other settings is asked for, and the two agree."""
     wav, session = wait_session
     with TestServer(session) as server:
         result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
     (outcome,) = result.outcomes
-    assert outcome.status == "repaired" and server.stats.transcriptions == 1
+    assert outcome.status == "repaired" and server.stats.transcriptions == 2
+    assert "confirmed by attempt 1 and attempt 2" in outcome.reason
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
     assert outcome.attempts[0].verdict.clean and outcome.attempts[0].verdict.repeats == (("wait", 10),)
     assert "speech" in outcome.attempts[0].verdict.reason
+    assert all(form.get("language") == "en" for form in server.stats.forms)  # pinned from the clean text
 
 
 # A band no answer fits, so only agreement between answers (or the best fit at the end) decides.
@@ -161,7 +165,7 @@ def test_real_repetition_confirmed_by_two_answers_is_accepted_without_escalating
     with TestServer(session) as server:
         result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url, policy=UNFIT)
     (outcome,) = result.outcomes
-    assert outcome.status == "repaired" and "accepted as speech" in outcome.reason
+    assert outcome.status == "repaired" and "confirmed by attempt 1 and attempt 2" in outcome.reason
     assert server.stats.transcriptions == 2  # 0.1, then 0.1 with the penalty: they agree; no third step
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]
     counts = [a.verdict.repeats for a in outcome.attempts]
@@ -189,7 +193,12 @@ def test_an_answer_that_drops_the_repeated_word_is_never_accepted(wait_session):
     assert outcome.status == "unresolved" and outcome.placed is None
     assert all("deletion" in a.verdict.problems for a in outcome.attempts)
     assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]  # kept as it was
-    assert len(outcome.attempts) == len([s for s in Policy().steps if not s.pieces])
+    # Escalation stops at the decode budget (once the file's length is sent), not later.
+    assert "decode budget spent" in outcome.reason and result.seconds_decoded <= result.audio_seconds
+    with TestServer(_Dropping(session)) as server:
+        unbounded = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url, policy=Policy(max_decoded=10))
+    assert unbounded.outcomes[0].status == "unresolved"
+    assert len(unbounded.outcomes[0].attempts) == len([s for s in Policy().steps if not s.pieces])
 
 
 def test_two_answers_with_the_same_settings_are_not_independent(wait_session):
@@ -246,22 +255,35 @@ class _Counting:
         return text.replace(" ".join(["wait"] * 10), " ".join(["wait"] * self.counts.pop(0)))
 
 
-def test_of_answers_that_disagree_on_the_count_the_nearest_the_voiced_time_is_taken(wait_session):
+ROOMY = Policy(max_decoded=10)  # every step may run: the count alone decides here
+
+
+def test_a_count_is_taken_once_two_answers_agree_on_it_and_outnumber_the_rest(wait_session):
     wav, session = wait_session
     with TestServer(_Counting(session, [4, 18, 10, 10, 10])) as server:
-        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url, policy=ROOMY)
     (outcome,) = result.outcomes
-    assert server.stats.transcriptions == 3  # x4 and x18 held back, x10 fits
+    # x4 drops copies (a deletion); x18 and x10 disagree; the second x10 agrees with the first
+    assert server.stats.transcriptions == 4
     assert outcome.status == "repaired" and result.transcript.segments[1].text.split() == ["wait"] * 10
+    assert "confirmed by attempt 3 and attempt 4" in outcome.reason
 
 
-def test_when_no_answer_fits_the_best_fit_is_taken(wait_session):
+def test_when_no_two_answers_agree_the_span_is_unresolved_and_the_best_answer_reported(wait_session):
     wav, session = wait_session
     with TestServer(_Counting(session, [4, 18, 3, 15, 21])) as server:
-        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url)
+        result = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url, policy=ROOMY)
     (outcome,) = result.outcomes
     assert server.stats.transcriptions == len([s for s in Policy().steps if not s.pieces])
-    assert outcome.status == "repaired" and len(result.transcript.segments[1].text.split()) == 15
+    assert outcome.status == "unresolved" and outcome.placed is None
+    assert [s.text for s in result.transcript] == [t for *_, t in SENTENCES]  # the input's text kept
+    evidence = result.to_dict()["evidence"][0]
+    assert evidence["best_attempt"] in (2, 4, 5) and evidence["best_text"].count("wait") in (15, 18, 21)
+    with TestServer(_Counting(session, [4, 18, 3, 15, 21])) as server:
+        accepted = degen.fix(transcript(SENTENCES), audio=wav, transcriber=server.url,
+                             policy=Policy(max_decoded=10, accept_best=True))
+    assert accepted.outcomes[0].status == "unconfirmed" and accepted.unresolved  # kept, and still not a success
+    assert accepted.transcript.segments[1].text == evidence["best_text"]
 
 
 def _naive_repeated(units, longest_unit, least=3):

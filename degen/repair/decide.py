@@ -1,0 +1,172 @@
+"""Decide: whether the answers so far confirm a repair, from the evidence alone.
+
+An answer is accepted when evidence confirms it, not when nothing contradicts it. Every
+answer is first judged on its own (``evidence.judge``: no loop, no cut, not foreign,
+keeps the original's clean text, fits the voiced time of the whole span). Where the span
+holds a repetition (an answer says a short unit was said several times, or the audio's
+rhythm repeats one sound), its count must be confirmed by two independent lines:
+
+    the rhythm of the voiced audio          copies of one sound (``rhythm``)
+    answer A  (one step: temperature, penalty, context, pieces)
+    answer B  (another step)                each its unit and count (``evidence.claims``)
+
+Two lines agree when they name the same unit (answers) and counts within
+``count_tolerance``; the count is confirmed when the lines that agree with it outnumber
+those that disagree, and at least two agree: one answer and the rhythm, or two answers.
+A pieces answer counts the copies its pieces said (a piece cut inside a copy says half a
+word, one holding two says it twice), which the rhythm's cuts alone cannot make agree.
+Without a repetition anywhere, the judge's fit to the voiced time is the evidence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..model import Segment
+from .evidence import EvidenceConfig, Verdict, claims, unit_key
+from .pieces import copies_of
+from .result import Attempt
+from .rhythm import Repetition
+from .splice import Placed
+
+
+@dataclass(frozen=True)
+class Tried:
+    """An attempt with its number in the schedule and its placement in the transcript."""
+
+    number: int
+    attempt: Attempt
+    placed: Placed | None
+    body: str | None
+
+    @property
+    def usable(self) -> bool:
+        """Judged faithful on its own: clean (nothing lost, no loop, no cut, not foreign)
+        and placed. Its amount may still be in doubt (``Verdict.fits``): that is for the
+        other lines of evidence to settle."""
+        v = self.attempt.verdict
+        return v is not None and v.clean and self.placed is not None
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.placed.segments) if self.placed else ""
+
+
+@dataclass(frozen=True)
+class Count:
+    """One line of evidence on a repetition: who says it, the unit (None for the
+    rhythm, which hears a sound, not a word) and how many copies (0: none)."""
+
+    source: str
+    unit: str | None
+    copies: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer taken (an index into the attempts) and why, in words."""
+
+    index: int
+    why: str
+
+
+def claim(tried: Tried, evidence: EvidenceConfig, unit_hint: str | None = None) -> tuple[str, int] | None:
+    """The repetition an answer asserts: its longest run of a short unit (the loop's own
+    unit when the answer repeats that one), or None when it repeats nothing."""
+    found = claims(tried.text, evidence)
+    if not found:
+        return None
+    if unit_hint:
+        hinted = [c for c in found if c[0] == unit_key(unit_hint)]
+        if hinted:
+            return max(hinted, key=lambda c: c[1])
+    return max(found, key=lambda c: len(c[0]) * c[1])
+
+
+def rhythm_copies(repetition: Repetition, unit: str | None) -> int:
+    """The rhythm's copies counted in ``unit`` (``pieces.copies_of``: a CJK character is
+    one syllable, so 就是 heard as a run of one-syllable copies was said half as often)."""
+    return copies_of(unit, repetition.copies, repetition.syllables) if unit else repetition.copies
+
+
+def _agree(a: int, b: int, evidence: EvidenceConfig) -> bool:
+    return abs(a - b) <= max(1, evidence.count_tolerance * max(a, b))
+
+
+def lines(tried: tuple[Tried, ...], repetition: Repetition | None, unit: str | None,
+          evidence: EvidenceConfig) -> list[Count]:
+    """Every line of evidence on the count of ``unit``: the rhythm's, and one per usable
+    answer of its own settings (a second draw with the same settings is no second
+    witness: the server has no seed, and a confident loop repeats itself). A pieces
+    answer's count is what its pieces said, one copy each where the rhythm cut right."""
+    out = [Count("the audio's rhythm", None, rhythm_copies(repetition, unit))] if repetition is not None else []
+    seen = set()
+    for t in tried:
+        step = t.attempt.step
+        if not t.usable or step in seen:
+            continue
+        seen.add(step)
+        said = claim(t, evidence, unit)
+        copies = said[1] if said and (unit is None or said[0] == unit_key(unit)) else 0
+        out.append(Count(f"attempt {tried.index(t) + 1}", said[0] if said else None, copies))
+    return out
+
+
+def decide(tried: tuple[Tried, ...], repetition: Repetition | None, evidence: EvidenceConfig) -> Decision | None:
+    """The accepted answer once the evidence confirms one, else None (ask again)."""
+    last = tried[-1]
+    if not last.usable:
+        return None
+    said = claim(last, evidence)
+    v = last.attempt.verdict
+    if said is None and repetition is None:
+        if not v.fits:
+            return None
+        return Decision(len(tried) - 1, f"accepted: no repetition to count, no loop, fits {_voiced(v)} and keeps "
+                                        f"the original's clean text")
+    unit = said[0] if said else _named_unit(tried)
+    evidence_lines = lines(tried, repetition, unit, evidence)
+    copies = said[1] if said else 0
+    agree = [c for c in evidence_lines if _agree(c.copies, copies, evidence) and c.copies]
+    disagree = [c for c in evidence_lines if c not in agree]
+    if len(agree) >= 2 and len(agree) > len(disagree):
+        shown = unit if unit else "it"
+        return Decision(len(tried) - 1, f"accepted: {shown} x{copies}, confirmed by "
+                                        f"{' and '.join(c.source for c in agree)}; fits {_voiced(last.attempt.verdict)}")
+    return None
+
+
+def _named_unit(tried: tuple[Tried, ...]) -> str | None:
+    for t in reversed(tried):
+        if t.usable and t.attempt.step.pieces:
+            said = claims(t.text, EvidenceConfig())
+            if said:
+                return said[0][0]
+    return None
+
+
+def best(tried: tuple[Tried, ...], repetition: Repetition | None, evidence: EvidenceConfig) -> int | None:
+    """Of the answers judged faithful on their own, the one the evidence leans to most
+    (for the report, or ``--accept-best``): the most lines agreeing with its count, then
+    the closest fit to the voiced time."""
+    ranked = []
+    for k, t in enumerate(tried):
+        if not t.usable:
+            continue
+        said = claim(t, evidence)
+        support = 0
+        if said is not None:
+            support = sum(_agree(c.copies, said[1], evidence) and bool(c.copies)
+                          for c in lines(tried, repetition, said[0], evidence))
+        fit = t.attempt.verdict.fit
+        ranked.append((-support, abs(math.log(fit)) if fit else 0.0, k))
+    return min(ranked)[2] if ranked else None
+
+
+def _voiced(v: Verdict) -> str:
+    return "the audio" if v.voiced is None else f"{v.voiced:.1f}s of voiced audio"
+
+
+def text_of(segments: tuple[Segment, ...]) -> str:
+    return " ".join(s.text for s in segments)
