@@ -31,6 +31,13 @@ class DetectConfig:
     # Count from which any repeat is a loop when timing independently says the text is
     # not speech (too dense for its time, or running into an unclosed tail).
     min_repeats_evidence: int = 4
+    # A repeat spread over turns of several speakers (a drill, a read-back, a chant)
+    # needs this many times the count one speaker's repeat needs: people do echo each
+    # other, a decoder's loop stays with one voice.
+    turns_factor: int = 2
+    # A count this many times its threshold (or a rate this many times its limit) is high
+    # on its own: twice the bar is no borderline case.
+    high_factor: int = 2
     # Identical consecutive segments from one speaker: loops of 5 and more one-second
     # segments are common; several speakers saying "Yeah." x4 is a conversation.
     min_segment_repeats: int = 5
@@ -49,7 +56,18 @@ class DetectConfig:
     # still reaches 7. With machine timing the kana count in full.
     kana_weight: float = 0.5
     min_repeats_long: int = 3
+    # A clause run that fills its segment to an edge counts the copy cut short beside it
+    # (a loop starts in the previous chunk and stops at the token cap, mid-unit): it is a
+    # loop when its copies, the cut ones in part, come within half a copy of
+    # min_repeats_long ...
+    cut_copies_slack: float = 0.5
+    # ... and the cut copy shows at least this many characters of the unit's tail (one
+    # character before a run matches by chance).
+    cut_min_chars: int = 2
     max_segment_period: int = 5
+    # Copies of a segment loop timed alike segment by segment (a decoder replaying itself)
+    # must be most of them, at least this share, in one unbroken stretch.
+    alike_share: float = 0.5
     # Tail echoes (echoes.py): a streaming decoder re-emitting the end of each utterance
     # as extra segments. Two copies after one utterance could be someone stressing a
     # syllable; the same after a second, different utterance is the decoder's habit.

@@ -17,6 +17,14 @@ from .script import kana_count, speech_units
 from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
+# Copies searched for from: doubled clauses are reported low, and the words stream finds
+# them (a CJK clause is one word there); the other streams start at three copies, which
+# keeps them fast.
+WORDS_FEWEST, FEWEST = 2, 3
+# The seed's max-repetition metric reports a unit from this count: doubles (``good``,
+# ``看看``) are everywhere.
+METRIC_FEWEST = 3
+EXCERPT_COPIES = 3  # copies back to back an excerpt looks for, not the unit's first innocent occurrence
 
 
 def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: SegmentTable,
@@ -46,7 +54,7 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
             if not long_units[unit]:
                 continue  # most doubles (``the the``) end here, before the costly evidence
         finding = _judge(stream, start, period, count, transcript, table, config, speaker,
-                         _cut_copies(stream, start, period, run_stop, k_first, k_stop), (k_first, k_last))
+                         _cut_copies(stream, start, period, run_stop, k_first, k_stop, config.cut_min_chars), (k_first, k_last))
         if finding is not None:
             out.append(finding)
     return out
@@ -62,12 +70,14 @@ def _aligned(stream: Stream, start: np.ndarray, period: np.ndarray, stop: np.nda
     return np.where(move, bound, start)
 
 
-def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int, k1: int) -> float:
+def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int, k1: int,
+                cut_min_chars: int) -> float:
     """Copies of the unit in a run that fills its segment to an edge, counting the copy
     cut short before it: loops start in the previous chunk and stop at the token cap,
     usually mid-unit (``面有几条小路，前面有几条小路，前面有几条小路``). 0 when the run
     touches neither edge of its segment (texts ``k0`` and ``k1`` of the stream hold its
-    first and last token)."""
+    first and last token); the cut copy counts where ``cut_min_chars`` or more of the
+    unit's tail stand just before the run."""
     if k0 != k1:
         return 0.0
     begin, end = int(stream.bounds[k0]), int(stream.bounds[k0 + 1])
@@ -75,7 +85,7 @@ def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int,
     unit = stream.text(start, start + period).replace(" ", "")
     before = stream.text(max(begin, start - period), start).replace(" ", "")
     cut = len(os.path.commonprefix([unit[::-1], before[::-1]]))  # the unit's tail just before the run
-    if cut >= 2:
+    if cut >= cut_min_chars:
         return copies + cut / len(unit)
     return copies if start == begin or run_stop == end else 0.0
 
@@ -101,12 +111,13 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         members = stream.owners[texts[0]:texts[1] + 1]
     evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
     if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
-        threshold *= 2  # spread over turns of several speakers: a drill or a read-back
+        threshold *= config.turns_factor  # spread over turns of several speakers: a drill or a read-back
     if count >= threshold or (evidence and count >= config.min_repeats_evidence):
         score = count / threshold if count >= threshold else count / config.min_repeats_evidence
-        severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
+        high = config.high_factor
+        severe = count >= high * threshold or (count >= threshold and evidence) or (evidence and score >= high)
     elif _long(unit_key, config, full=bool(evidence)) and (first == last or evidence) and (
-            count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - 0.5):
+            count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - config.cut_copies_slack):
         # A whole clause three times running: inside one segment the shape is the
         # evidence; across segments (a cycle cut anywhere) the timing must agree.
         score, severe = count / config.min_repeats_long, len(evidence) > 1
@@ -155,8 +166,7 @@ def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count
     norm = normalize(text)
     if len(norm) != len(text):  # normalisation changed lengths: positions would not map back
         return unit_key, clip(text)
-    # Look for a few copies back to back, not the first innocent occurrence of the unit.
-    copies = regex.compile(f"(?:{unit.pattern}){{{min(count, 3)}}}")
+    copies = regex.compile(f"(?:{unit.pattern}){{{min(count, EXCERPT_COPIES)}}}")
     found = copies.search(norm) or unit.search(norm)
     if found is None:
         return unit_key, clip(text)
@@ -165,9 +175,9 @@ def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count
 
 
 def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcript) -> tuple[str | None, int]:
-    """The largest count of any unit inside one segment's text (the seed's metric).
-    Doubles (``good``, ``看看``) are everywhere, so a count below 3 reports no unit."""
-    best_unit, best = None, 2
+    """The largest count of any unit inside one segment's text (the seed's metric), from
+    ``METRIC_FEWEST`` copies."""
+    best_unit, best = None, METRIC_FEWEST - 1
     for stream, r in zip(streams, runs):
         if not len(r):
             continue
@@ -211,9 +221,7 @@ def _pieces(bounds: np.ndarray, starts: np.ndarray, stops: np.ndarray, first: np
 def find_runs(stream: Stream, config: DetectConfig, alone: bool = False) -> Runs:
     """The stream's runs; ``alone`` (utterances judged each on its own): cut at the texts'
     edges, as each text's own search would find them."""
-    # Doubled clauses are reported low: words find them (a CJK clause is one word there);
-    # the other streams start at three copies, which keeps them fast.
-    fewest = 2 if stream.name == "words" else 3
+    fewest = WORDS_FEWEST if stream.name == "words" else FEWEST
     if stream.name == "punct":  # a stretch of other text is a token matching nothing (a negative id)
         runs = tandem_repeats_in(stream.ids, stream.ids >= 0, config.max_period, fewest)
     else:

@@ -3,6 +3,7 @@ timestamps, and cycles A B C A B C of up to ``max_segment_period`` segments."""
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 
 import numpy as np
@@ -17,6 +18,7 @@ from .table import SegmentTable
 
 NEAR_MIN_LENGTH = 4  # shorter texts differ too coarsely for a similarity ratio to mean much
 FEW_PAIRS = 64  # up to this many pairs to score, a set test first may spare loading rapidfuzz
+ROUNDING = 1e-9  # slack for a ratio computed two ways (ours and rapidfuzz's one minus a similarity)
 
 
 def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
@@ -69,7 +71,7 @@ def _may_be_near(a: str, b: str, cutoff: float) -> bool:
     own, so it is a lower bound. Exact, and enough to leave rapidfuzz (~12 ms to import)
     unloaded when a short transcript's segments all differ. The slack is for rounding: at
     the cutoff itself rapidfuzz's figure (one minus a similarity) may round below ours."""
-    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff + 1e-9
+    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff + ROUNDING
 
 
 def consecutive_repeats(keys: list[str]) -> int:
@@ -138,7 +140,7 @@ def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period:
     for alike in same.tolist():
         run = run + 1 if alike else 1
         longest = max(longest, run)
-    return longest >= max(config.min_repeats_long, (count + 1) // 2)
+    return longest >= max(config.min_repeats_long, math.ceil(config.alike_share * count))
 
 
 def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
@@ -149,7 +151,7 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     alternating = period == 1 and not one_speaker
     threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
     if alternating:  # spread over turns: a drill or a read-back, unless timing says otherwise
-        threshold *= 2
+        threshold *= config.turns_factor
     cjk = bool(table.cjk[first:first + period].any())
     long_unit = int(table.units[first:first + period].sum()) >= (config.long_unit_cjk if cjk else config.long_unit)
     evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
@@ -159,7 +161,7 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
         evidence += ("speaker_alternation",)
     machine = [e for e in evidence if e != "speaker_alternation"]
     if count >= threshold:
-        severe = count >= 2 * threshold or bool(machine)
+        severe = count >= config.high_factor * threshold or bool(machine)
         return ("high" if severe else "medium"), count / threshold, evidence
     if machine and count >= config.min_repeats_evidence:
         return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_evidence, evidence

@@ -69,7 +69,7 @@ def _rates(transcript: Transcript, table: SegmentTable, config: DetectConfig, al
     out = []
     for first, last in _groups(dense, alone=alone):
         worst = float(ratio[first:last + 1].max())
-        out.append(_finding("rate", "high" if worst >= 2 else "medium", transcript, table, first, last,
+        out.append(_finding("rate", "high" if worst >= config.high_factor else "medium", transcript, table, first, last,
                             score=worst, evidence=("dense",)))
     return out
 
