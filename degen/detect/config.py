@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from ..errors import ConfigError
+from .finding import Severity
 
-SEVERITIES = ("low", "medium", "high")
+SEVERITIES = tuple(s.value for s in Severity)  # plain strings: what a CLI choice lists
 
 
 @dataclass(frozen=True, slots=True)

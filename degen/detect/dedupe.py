@@ -7,7 +7,7 @@ import bisect
 import itertools
 import math
 
-from .finding import SEVERITY_RANK, Finding
+from .finding import Finding
 
 _STREAM_PREFERENCE = {"segments": 0, "lexicon": 1, "words": 2, "chars": 3, "punct": 4}
 # A finding over more unit steps than this is not filed under each of them: a tail echo
@@ -19,7 +19,7 @@ def dedupe(findings: list[Finding], overlap: float) -> list[Finding]:
     """One finding per place: where two overlap by ``overlap`` of the shorter, keep the
     more severe one, then the one that covers more text, then the segment-level, lexicon,
     word-level, character-level one in that order (the most readable unit)."""
-    ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered,
+    ranked = sorted(findings, key=lambda f: (-f.severity.rank, -f.covered,
                                              _STREAM_PREFERENCE[f.stream]))
     kept: list[Finding] = []
     near: dict[int, list[Finding]] = {}  # kept findings of few steps, by the unit steps of the axis they touch

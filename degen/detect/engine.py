@@ -18,7 +18,7 @@ from ..model import Transcript
 from .config import DEFAULT, DetectConfig
 from .dedupe import absorbed, dedupe
 from .echoes import echo_findings
-from .finding import SEVERITY_RANK, Finding
+from .finding import Finding
 from .hallucination import Lexicon, hallucination_findings, lexicon_for
 from .ratios import highest_and_over, window_ratios
 from .segments import consecutive_repeats, segment_findings
@@ -70,5 +70,5 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     timing = absorbed(timing, loops)
     highest, over = highest_and_over(window_ratios(table, texts, independent) if ratios else (),
                                      config.compression_ratio)
-    findings = sorted(loops + timing, key=lambda f: (f.segments, -SEVERITY_RANK[f.severity]))
+    findings = sorted(loops + timing, key=lambda f: (f.segments, -f.severity.rank))
     return Analysis(tuple(findings), len(transcript), consecutive_repeats(keys), unit, count, highest, over)

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..model import Transcript
 from .config import DetectConfig
-from .finding import Finding
+from .finding import Finding, Kind, Severity
 from .places import excerpt_of, span_of
 from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
 from . import lexicon_blocks
@@ -217,7 +217,7 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
             continue
         langs = sorted({lang for lang, _ in lexicon.phrases[phrase]})
         out.append(Finding(
-            kind="hallucination", severity=severity, span=span_of(transcript, first, last),
+            kind=Kind.HALLUCINATION, severity=severity, span=span_of(transcript, first, last),
             segments=(first, last), speaker=table.speaker_of(first, last),
             unit=excerpt_of(transcript, first), count=phrases.count(phrase),
             excerpt=excerpt_of(transcript, first), score=1.0 + len(evidence),
@@ -301,9 +301,9 @@ def _blip(first: int, last: int, seconds: float, table: SegmentTable, config: De
     return found
 
 
-def _severity(strong: bool, signals: int) -> str | None:
+def _severity(strong: bool, signals: int) -> Severity | None:
     """Strong phrases are findings on their own, and high once timing agrees; a weak
     phrase ("thank you") needs timing: low with one signal, medium with two."""
     if strong:
-        return "high" if signals else "medium"
-    return (None, "low", "medium", "high")[min(signals, 3)]
+        return Severity.HIGH if signals else Severity.MEDIUM
+    return (None, Severity.LOW, Severity.MEDIUM, Severity.HIGH)[min(signals, 3)]

@@ -9,7 +9,7 @@ import regex
 
 from ..model import Transcript
 from .config import DetectConfig
-from .finding import Finding
+from .finding import Finding, Kind, Severity
 from .places import clip, span_of, text_of
 from .periodic import Runs, tandem_repeats, tandem_repeats_in
 from .table import SegmentTable
@@ -126,7 +126,7 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         # A clause said twice (or thrice across turns), a polite formula said three
         # times: worth a look, not a loop.
         unit, excerpt = _display(text_of(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
-        return Finding(kind="phrase_loop", severity="low", span=span_of(transcript, first, last),
+        return Finding(kind=Kind.PHRASE_LOOP, severity=Severity.LOW, span=span_of(transcript, first, last),
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
                        period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
                        evidence=evidence, stream=stream.name,
@@ -136,8 +136,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         return None
     unit, excerpt = _display(text_of(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
     return Finding(
-        kind="char_loop" if graphemes == 1 else "phrase_loop",
-        severity="high" if severe else "medium",
+        kind=Kind.CHAR_LOOP if graphemes == 1 else Kind.PHRASE_LOOP,
+        severity=Severity.HIGH if severe else Severity.MEDIUM,
         span=span_of(transcript, first, last),
         segments=(first, last),
         speaker=speaker or table.speaker_of(first, last),

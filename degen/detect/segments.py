@@ -10,7 +10,7 @@ import numpy as np
 
 from ..model import Transcript, lengths as key_lengths
 from .config import DetectConfig
-from .finding import Finding
+from .finding import Finding, Kind, Severity
 from .highlight import sayings
 from .places import excerpt_of, span_of, text_of
 from .periodic import tandem_repeats
@@ -107,7 +107,7 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
         severity, score, evidence = verdict
         unit = " | ".join(excerpt_of(transcript, i) for i in range(first, first + period))
         out.append(Finding(
-            kind="segment_loop", severity=severity,
+            kind=Kind.SEGMENT_LOOP, severity=severity,
             span=span_of(transcript, first, last), segments=(first, last),
             speaker=table.speaker_of(first, last), unit=unit, period=period, count=count,
             excerpt=excerpt_of(transcript, first), score=score, evidence=evidence,
@@ -144,7 +144,7 @@ def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period:
 
 
 def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
-             count: int) -> tuple[str, float, tuple[str, ...]] | None:
+             count: int) -> tuple[Severity, float, tuple[str, ...]] | None:
     """(severity, score, evidence) of a run of ``count`` copies of ``period`` segments."""
     speakers = table.speakers[first:last + 1]
     one_speaker = len(set(speakers)) == 1
@@ -162,12 +162,12 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
     machine = [e for e in evidence if e != "speaker_alternation"]
     if count >= threshold:
         severe = count >= config.high_factor * threshold or bool(machine)
-        return ("high" if severe else "medium"), count / threshold, evidence
+        return (Severity.HIGH if severe else Severity.MEDIUM), count / threshold, evidence
     if machine and count >= config.min_repeats_evidence:
-        return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_evidence, evidence
+        return (Severity.HIGH if len(machine) > 1 else Severity.MEDIUM), count / config.min_repeats_evidence, evidence
     if machine and long_unit and count >= config.min_repeats_long:
-        return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_long, evidence
+        return (Severity.HIGH if len(machine) > 1 else Severity.MEDIUM), count / config.min_repeats_long, evidence
     if not table.timed and long_unit and one_speaker and count >= config.min_repeats_evidence:
         # Plain text: no timing to ask, and nobody says a whole long line 4 times running.
-        return "medium", count / config.min_repeats_evidence, evidence + ("untimed",)
+        return Severity.MEDIUM, count / config.min_repeats_evidence, evidence + ("untimed",)
     return None  # a repeated line with speech's own timing: a chorus, a read-back

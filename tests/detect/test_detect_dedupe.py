@@ -24,8 +24,7 @@ def finding(draw):
 
 def every_pair(findings):
     from degen.detect.dedupe import _STREAM_PREFERENCE
-    from degen.detect.finding import SEVERITY_RANK
-    ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered, _STREAM_PREFERENCE[f.stream]))
+    ranked = sorted(findings, key=lambda f: (-f.severity.rank, -f.covered, _STREAM_PREFERENCE[f.stream]))
     kept = []
     for f in ranked:
         if not any(overlaps(f.extent, k.extent, DEFAULT.same_place_overlap) for k in kept):
