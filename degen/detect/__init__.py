@@ -2,13 +2,13 @@
 
 The modules import one way, each only from those below it::
 
-    engine          analyze: every detector over one transcript, one finding per place
-    windows         stream loops, window by window of segments (a small text is one window)
-    dedupe ratios   one finding per place; whisper's compression ratio
-    loops segments echoes hallucination timing    the detectors
-    table           per-segment facts (times, speech units, speakers) and timing evidence
-    streams script  token streams of the texts; which text is CJK
-    tokens periodic places config finding ...     characters, tandem repeats, shared values
+    engine           analyze: every detector over one transcript, one finding per place
+    windows          stream loops, window by window of segments (a small text is one window)
+    loops segments echoes hallucination timing ratios     the detectors
+    lexicon_blocks shreds heads dedupe                    the lexicon search; one finding per place
+    table            per-segment facts (times, speech units, speakers) and the timing evidence
+    streams script   the token streams of the texts; which text is CJK
+    tokens periodic places finding config highlight      characters, tandem repeats, shared values
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 import regex
 
-from .script import _CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
+from .script import CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
 from .tokens import content, lookup, positions_by_block
 
 MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
@@ -31,7 +31,7 @@ DOUBLED_SHARE = 0.5
 MIN_DOUBLED = math.ceil(DOUBLED_SHARE * (MIN_WORDS - 1))
 # A CJK grapheme, a space, the same grapheme: a doubled word boundary. Counted in C first,
 # so that the words of ordinary segments are never split in Python.
-_DOUBLED = regex.compile(rf"([{_CJK_CLASS}])\s+\1")
+_DOUBLED = regex.compile(rf"([{CJK_CLASS}])\s+\1")
 
 
 def undouble(text: str) -> str | None:
