@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIP = {".wav", ".md", ".log"}
+SKIP = {".wav", ".flac", ".md", ".log"}
 
 
 def analyses() -> dict:

@@ -3,13 +3,13 @@ of fixtures/wild (not a test: prints figures measured in this run).
 
 Every file listed in fixtures/wild/index.jsonl is read with degen's readers and judged by
 degen (degenerate at the default fail-on) and by each published rule, re-implemented
-from its documented thresholds:
+from its documented thresholds in bench/wild_rules.py:
 
   whisper       zlib compression ratio of a 30 s window's text > 2.4 (openai/whisper
                 transcribe.py; untimed text is cut into windows of WINDOW_CHARS)
   sglang-omni   8 to 128 normalised characters repeated 3 times back to back, per 30 s
-                chunk (SGLang-Omni Whisper adapter, PR 1654; normalised here as degen
-                normalises: NFKC, case-folded, punctuation and spaces removed)
+                chunk (SGLang-Omni Whisper adapter, PR 1654; normalised as NFKC, case-folded,
+                punctuation and spaces removed)
   vibevoice     a pattern of 10+ characters repeated 3 times inside 500 characters of
                 the streamed text (VibeVoice vLLM auto-recover)
   vllm          a pattern of 1 to 20 tokens repeated >= 3 times at the END of a request's
@@ -20,11 +20,22 @@ from its documented thresholds:
                 is left out: it flags any segment holding "I" and a long word)
   gopher        datatrove GopherRepetitionFilter with its published fractions, on the
                 document made of one segment per line
+  nemo-sdp+phrases  with --sdp-phrases DIR only: nemo-sdp plus its exact match of a
+                segment against the phrases of SDP's per-language files (DIR is SDP's
+                dataset_configs/multilingual/granary/partials/common_phrases)
 
-Files degen cannot read count as misses (and as false positives when clean); how many is
-printed. The rules get the raw file text for those.
+Figures per split: recall on loops and hallucinations, false positives on clean files,
+per loop kind (the first table, as before) and per class of fixtures/wild/classes.json
+(recall for a degenerate class, false positives for a clean one). Files degen cannot read
+count as misses (and as false positives when clean) and are listed with the reader's
+message; the rules get the raw file text for those. --round N keeps the files of one
+collection round (the round's out-of-sample figure before any tuning).
 
-Usage: python bench/wild_eval.py [--corpus fixtures/wild] [--json]
+--manifest FILE judges a NeMo-style manifest row by row instead: how many rows degen flags
+(at all, and above `low`) and how many each rule flags, each row an utterance of its own.
+
+Usage: python bench/wild_eval.py [--corpus fixtures/wild] [--round N] [--json] [--misses]
+       python bench/wild_eval.py --manifest FILE [--json]
 """
 
 from __future__ import annotations
@@ -33,47 +44,18 @@ import argparse
 import json
 import re
 import sys
-import zlib
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 import degen  # noqa: E402
-from degen.detect.script import cjk_mask  # noqa: E402
-from degen.detect.tokens import content  # noqa: E402
 from degen.errors import DegenError  # noqa: E402
+from wild_rules import (RULES, WINDOW_CHARS, WINDOW_SECONDS, Doc, gopher, load_sdp_phrases,  # noqa: E402,F401
+                        nemo_sdp, nemo_sdp_phrases, sglang_omni, vibevoice, vllm, whisper)
 
-import numpy as np  # noqa: E402
-
-WINDOW_SECONDS = 30.0
-WINDOW_CHARS = 400  # about 30 s of speech when a file has no timing
 LOOP_LABEL, HALLUCINATION_LABEL, CLEAN_LABEL = "loop", "hallucination", "clean"
-
-
-# ---- the documents each rule sees --------------------------------------------------
-
-class Doc:
-    """One corpus file as the rules see it: segment texts, times when known."""
-
-    def __init__(self, texts: list[str], starts: list[float] | None):
-        self.texts = [t for t in texts]
-        self.starts = starts
-
-    def windows(self) -> list[str]:
-        """Text of each 30 s decoding window (character chunks without timing)."""
-        if self.starts is not None:
-            out: dict[int, list[str]] = {}
-            for t, s in zip(self.texts, self.starts):
-                out.setdefault(int(s // WINDOW_SECONDS), []).append(t)
-            return [" ".join(v) for _, v in sorted(out.items())]
-        out2, current = [], ""
-        for t in self.texts:
-            if current and len(current) + len(t) > WINDOW_CHARS:
-                out2.append(current)
-                current = ""
-            current = (current + " " + t).strip()
-        return out2 + ([current] if current else [])
 
 
 def doc_of(transcript) -> Doc:
@@ -81,126 +63,22 @@ def doc_of(transcript) -> Doc:
     return Doc([s.text for s in transcript], [s.span.start for s in transcript] if timed else None)
 
 
-# ---- the published rules -----------------------------------------------------------
-
-def whisper(doc: Doc) -> bool:
-    for w in doc.windows():
-        data = w.encode("utf-8")
-        if data and len(data) / len(zlib.compress(data)) > 2.4:
-            return True
-    return False
-
-
-_SGLANG = re.compile(r"(.{8,128}?)\1\1", re.S)
-
-
-def sglang_omni(doc: Doc) -> bool:
-    return any(_SGLANG.search(content(w)) for w in doc.windows())
-
-
-_VIBEVOICE = re.compile(r"(.{10,166}?)\1\1", re.S)  # three copies inside 500 characters
-
-
-def vibevoice(doc: Doc) -> bool:
-    return bool(_VIBEVOICE.search(" ".join(doc.texts)))
-
-
-_TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]", re.U)
-
-
-def _tokens(text: str) -> list[str]:
-    out = []
-    for tok in _TOKEN.findall(text):
-        codes = np.frombuffer(tok.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        out.extend(list(tok) if cjk_mask(codes).any() else [tok])
-    return out
-
-
-def vllm(doc: Doc, max_pattern: int = 20, min_count: int = 3) -> bool:
-    for w in doc.windows():
-        toks = _tokens(w)
-        for size in range(1, max_pattern + 1):
-            tail = toks[-size * min_count:]
-            if len(tail) == size * min_count and all(tail[i] == tail[i % size] for i in range(len(tail))):
-                return True
-    return False
-
-
-def nemo_sdp(doc: Doc) -> bool:
-    for t in doc.texts:
-        words = t.split()
-        if not words:
-            continue
-        if len(set(words)) / len(words) <= 0.4 or max(map(len, words)) >= 25:
-            return True
-    return False
-
-
-def _duplicates(items: list[str]) -> tuple[int, int]:
-    seen, elements, chars = set(), 0, 0
-    for x in items:
-        if x in seen:
-            elements, chars = elements + 1, chars + len(x)
-        else:
-            seen.add(x)
-    return elements, chars
-
-
-def _all_duplicate_chars(ngrams: list[str], n: int) -> int:
-    seen, chars, i = set(), 0, 0
-    while i < len(ngrams):
-        if ngrams[i] in seen:
-            chars += len(ngrams[i])
-            i += n
-        else:
-            seen.add(ngrams[i])
-            i += 1
-    return chars
-
-
-def gopher(doc: Doc) -> bool:
-    text = "\n".join(doc.texts)
-    if not text.strip():
-        return False
-    paragraphs = re.split(r"\n{2,}", text.strip())
-    dup, chars = _duplicates(paragraphs)
-    if dup / len(paragraphs) > 0.3 or chars / len(text) > 0.2:
-        return True
-    lines = text.splitlines()
-    dup, chars = _duplicates(lines)
-    if dup / len(lines) > 0.3 or chars / len(text) > 0.2:
-        return True
-    words = _tokens(text)  # datatrove uses nltk's English word_tokenize
-    for n, frac in ((2, 0.20), (3, 0.18), (4, 0.16)):
-        grams = [" ".join(words[i:i + n]) for i in range(len(words) - n + 1)]
-        if grams:
-            top, count = Counter(grams).most_common(1)[0]
-            if len(top) * count / len(text) > frac:
-                return True
-    for n, frac in ((5, 0.15), (6, 0.14), (7, 0.13), (8, 0.12), (9, 0.11), (10, 0.10)):
-        grams = [" ".join(words[i:i + n]) for i in range(len(words) - n + 1)]
-        if grams and _all_duplicate_chars(grams, n) / len(text) > frac:
-            return True
-    return False
-
-
-RULES = {"whisper": whisper, "sglang-omni": sglang_omni, "vibevoice": vibevoice, "vllm": vllm,
-         "nemo-sdp": nemo_sdp, "gopher": gopher}
-
-
 # ---- evaluation --------------------------------------------------------------------
 
-def judge(path: Path, lexicon=None) -> tuple[dict[str, bool], bool]:
-    """Verdicts of degen and every rule on one file, and whether degen could read it."""
+def judge(path: Path, lexicon=None, rules=None) -> tuple[dict[str, bool], bool, str | None]:
+    """Verdicts of degen and every rule on one file, whether degen could read it, and
+    degen's message when it could not."""
+    rules = RULES if rules is None else rules
     try:
         transcript = degen.read(path)
         report = degen.scan(transcript) if lexicon is None else _scan_with(transcript, lexicon)
-    except (DegenError, OSError):
+    except (DegenError, OSError) as exc:
         raw = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
         doc = Doc(raw.splitlines(), None)
-        return {"degen": None, **{name: rule(doc) for name, rule in RULES.items()}}, False
+        message = str(exc).replace(f"{path}: ", "")  # the file is named by its row already
+        return {"degen": None, **{name: rule(doc) for name, rule in rules.items()}}, False, message
     doc = doc_of(transcript)
-    return {"degen": report.degenerate, **{name: rule(doc) for name, rule in RULES.items()}}, True
+    return {"degen": report.degenerate, **{name: rule(doc) for name, rule in rules.items()}}, True, None
 
 
 def _scan_with(transcript, lexicon):
@@ -210,24 +88,30 @@ def _scan_with(transcript, lexicon):
     return build_report("", transcript.format, analysis, transcript.end, DEFAULT.fail_on)
 
 
-def evaluate(corpus: Path, lexicon=None) -> dict:
+def read_index(corpus: Path) -> list[dict]:
     index = corpus / "index.jsonl"
     if not index.is_file():
         raise SystemExit(f"{index}: no corpus index; give --corpus DIR holding index.jsonl")
-    entries = [json.loads(line) for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
-    detectors = ["degen", *RULES]
+    return [json.loads(line) for line in index.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def evaluate(corpus: Path, lexicon=None, rounds: set[str] | None = None, rules=None) -> dict:
+    rules = RULES if rules is None else rules
+    entries = [e for e in read_index(corpus) if rounds is None or e.get("round") in rounds]
+    detectors = ["degen", *rules]
     result: dict = {}
     for split in ("dev", "test"):
-        rows = [e for e in entries if e.get("split") == split]
         hits: dict = {d: Counter() for d in detectors}
-        totals: Counter = Counter()
-        unreadable = Counter()
+        class_hits: dict = {d: Counter() for d in detectors}
+        totals, class_totals, unreadable = Counter(), Counter(), Counter()
         files = []
-        for e in rows:
-            verdicts, readable = judge(corpus / e["file"], lexicon)
+        for e in (e for e in entries if e.get("split") == split):
+            verdicts, readable, error = judge(corpus / e["file"], lexicon, rules)
             group = e["kind"] if e["label"] == LOOP_LABEL else e["label"]
             groups = {group, e["label"]}  # a loop counts for its kind and for all loops
+            cls = e.get("class", e["label"])
             totals.update(groups)
+            class_totals[cls] += 1
             if not readable:
                 unreadable[e["label"]] += 1
             for d in detectors:
@@ -236,10 +120,14 @@ def evaluate(corpus: Path, lexicon=None) -> dict:
                     flagged = e["label"] == CLEAN_LABEL
                 if flagged:
                     hits[d].update(groups)
-            files.append({"file": e["file"], "label": e["label"], "kind": e["kind"], "readable": readable,
+                    class_hits[d][cls] += 1
+            files.append({"file": e["file"], "label": e["label"], "kind": e["kind"], "class": cls,
+                          "round": e.get("round"), "readable": readable, "error": error,
                           **{d: verdicts[d] for d in detectors}})
         result[split] = {"totals": dict(totals), "unreadable": dict(unreadable),
-                         "hits": {d: dict(h) for d, h in hits.items()}, "files": files}
+                         "hits": {d: dict(h) for d, h in hits.items()},
+                         "class_totals": dict(class_totals),
+                         "class_hits": {d: dict(h) for d, h in class_hits.items()}, "files": files}
     return result
 
 
@@ -250,8 +138,7 @@ def held_out_lexicon(corpus: Path, path: Path | None):
     from degen.detect import load_lexicon
     from degen.detect.hallucination import LEXICON_FILE
     text = (path or ROOT / "degen" / "detect" / LEXICON_FILE).read_text(encoding="utf-8")
-    entries = [json.loads(line) for line in (corpus / "index.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    urls = {e["source"].split("#")[0] for e in entries if e.get("split") == "test"}
+    urls = {e["source"].split("#")[0] for e in read_index(corpus) if e.get("split") == "test"}
     cited = {m.group(1) for m in re.finditer(r"^# \[([^\]]+)\] (\S+)", text, re.M) if m.group(2) in urls}
     kept = [line for line in text.splitlines() if line.startswith("#") or line.rsplit("\t", 1)[-1] not in cited]
     with tempfile.TemporaryDirectory() as d:
@@ -260,8 +147,60 @@ def held_out_lexicon(corpus: Path, path: Path | None):
         return load_lexicon(out)
 
 
+# ---- a manifest, row by row ---------------------------------------------------------
+
+def _flagged_rows(findings, rank) -> tuple[set[int], set[int]]:
+    any_rows, above_low = set(), set()
+    for f in findings:
+        first, last = f.segments
+        rows = set(range(first, last + 1))
+        any_rows |= rows
+        if rank[f.severity] > rank["low"]:
+            above_low |= rows
+    return any_rows, above_low
+
+
+def evaluate_manifest(path: Path, rules=None) -> dict:
+    """Rows of a NeMo-style manifest that degen flags (any severity, and above `low`), the
+    rows it flags when each row's text is scanned alone as a plain-text file (what a user
+    who splits the manifest sees), and the rows each rule flags as an utterance of its own."""
+    from degen.detect.finding import SEVERITY_RANK
+    rules = RULES if rules is None else rules
+    transcript = degen.read(path)
+    any_rows, above_low = _flagged_rows(degen.scan(transcript).findings, SEVERITY_RANK)
+    texts = [s.text for s in transcript]
+    alone_any, alone_above = set(), set()
+    for i, text in enumerate(texts):
+        a, b = _flagged_rows(degen.scan(text, format="text").findings, SEVERITY_RANK)
+        alone_any |= {i} if a else set()
+        alone_above |= {i} if b else set()
+    flagged = {name: [i for i, t in enumerate(texts) if rule(Doc([t], None))] for name, rule in rules.items()}
+    shown = any_rows | alone_any | {i for v in flagged.values() for i in v}
+    return {"file": str(path), "rows": len(texts), "degen_any": sorted(any_rows), "degen_above_low": sorted(above_low),
+            "degen_alone_any": sorted(alone_any), "degen_alone_above_low": sorted(alone_above),
+            "rules": flagged, "texts": {i: texts[i] for i in sorted(shown)}}
+
+
+def render_manifest(m: dict) -> str:
+    lines = [f"{m['file']}: {m['rows']} rows; degen flags {len(m['degen_any'])} "
+             f"({len(m['degen_above_low'])} above low); each row alone as text: {len(m['degen_alone_any'])} "
+             f"({len(m['degen_alone_above_low'])} above low)"]
+    lines += [f"  {name}: {len(rows)}" for name, rows in m["rules"].items()]
+    for what, rows in (("in the manifest", m["degen_any"]), ("alone", m["degen_alone_any"])):
+        common = Counter(m["texts"][i] for i in rows).most_common(5)
+        if common:
+            lines.append(f"  degen's flagged rows {what}, most common: " + "; ".join(f"{t!r} x{n}" for t, n in common))
+    return "\n".join(lines)
+
+
+# ---- rendering ----------------------------------------------------------------------
+
 def _cell(hit: int, total: int) -> str:
     return f"{hit / total:.2f} ({hit}/{total})" if total else "-"
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in rows]
 
 
 def render(result: dict) -> str:
@@ -274,19 +213,39 @@ def render(result: dict) -> str:
         lines.append(f"\n{split}: {totals.get(LOOP_LABEL, 0)} loops, {totals.get(HALLUCINATION_LABEL, 0)} "
                      f"hallucinations, {totals.get(CLEAN_LABEL, 0)} clean; degen could not read "
                      f"{sum(r['unreadable'].values())} ({r['unreadable'] or 'none'})")
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
-        for d, h in hits.items():
-            row = [d, _cell(h.get(LOOP_LABEL, 0), totals.get(LOOP_LABEL, 0)),
-                   _cell(h.get(HALLUCINATION_LABEL, 0), totals.get(HALLUCINATION_LABEL, 0)),
-                   _cell(h.get(CLEAN_LABEL, 0), totals.get(CLEAN_LABEL, 0)),
-                   *(_cell(h.get(k, 0), totals[k]) for k in kinds)]
-            lines.append("| " + " | ".join(row) + " |")
+        lines += _table(head, [[d, _cell(h.get(LOOP_LABEL, 0), totals.get(LOOP_LABEL, 0)),
+                                _cell(h.get(HALLUCINATION_LABEL, 0), totals.get(HALLUCINATION_LABEL, 0)),
+                                _cell(h.get(CLEAN_LABEL, 0), totals.get(CLEAN_LABEL, 0)),
+                                *(_cell(h.get(k, 0), totals[k]) for k in kinds)] for d, h in hits.items()])
+    return "\n".join(lines)
+
+
+def render_classes(result: dict, classes: dict) -> str:
+    """Per class and split: recall on each degenerate class, false positives on each clean one."""
+    lines = []
+    order = [c for c in classes if not c.startswith("_")]
+    for split, r in result.items():
+        present = [c for c in order if r["class_totals"].get(c)] + sorted(set(r["class_totals"]) - set(order))
+        degenerate = [c for c in present if CLEAN_LABEL not in classes.get(c, {}).get("labels", [])]
+        clean = [c for c in present if c not in degenerate]
+        lines.append(f"\n{split} by class: recall on {', '.join(degenerate) or 'none'}; "
+                     f"false positives on {', '.join(clean) or 'none'}")
+        head = ["detector", *(f"{c} (recall)" for c in degenerate), *(f"{c} (fp)" for c in clean)]
+        lines += _table(head, [[d, *(_cell(h.get(c, 0), r["class_totals"][c]) for c in degenerate + clean)]
+                               for d, h in r["class_hits"].items()])
+        unread = [f for f in r["files"] if not f["readable"]]
+        for f in unread:
+            lines.append(f"  read error ({f['label']}, counted against degen): {f['file']}: {f['error']}")
     return "\n".join(lines)
 
 
 def _clean_kinds(r: dict) -> set[str]:
     return {f["kind"] for f in r["files"] if f["label"] != LOOP_LABEL}
+
+
+def load_classes(corpus: Path) -> dict:
+    path = corpus / "classes.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def main() -> None:
@@ -297,21 +256,34 @@ def main() -> None:
     parser.add_argument("--without-test-sources", action="store_true",
                         help="drop lexicon rows whose cited source is the report a test file came from")
     parser.add_argument("--misses", action="store_true", help="list the files degen gets wrong")
+    parser.add_argument("--round", action="append", dest="rounds",
+                        help="only the files of this collection round (repeatable)")
+    parser.add_argument("--sdp-phrases", type=Path,
+                        help="NeMo SDP's common_phrases folder: adds the nemo-sdp+phrases rule")
+    parser.add_argument("--manifest", type=Path, help="judge this NeMo-style manifest row by row instead")
     args = parser.parse_args()
+    rules = dict(RULES)
+    if args.sdp_phrases:
+        rules["nemo-sdp+phrases"] = nemo_sdp_phrases(load_sdp_phrases(args.sdp_phrases))
+    if args.manifest:
+        m = evaluate_manifest(args.manifest, rules)
+        print(json.dumps(m, indent=1, ensure_ascii=False) if args.json else render_manifest(m))
+        return
     from degen.detect import load_lexicon
     lexicon = load_lexicon(args.lexicon) if args.lexicon else None
     if args.without_test_sources:
         lexicon = held_out_lexicon(args.corpus, args.lexicon)
-    result = evaluate(args.corpus, lexicon)
+    result = evaluate(args.corpus, lexicon, set(args.rounds) if args.rounds else None, rules)
     if args.json:
         print(json.dumps(result, indent=1, ensure_ascii=False))
         return
     print(render(result))
+    print(render_classes(result, load_classes(args.corpus)))
     if args.misses:
         for split, r in result.items():
             for f in r["files"]:
                 if f["degen"] is None or f["degen"] != (f["label"] != CLEAN_LABEL):
-                    print(f"{split} {f['label']:<13} {f['kind']:<18} degen={f['degen']} {f['file']}")
+                    print(f"{split} {f['label']:<13} {f['class']:<17} degen={f['degen']} {f['file']}")
 
 
 if __name__ == "__main__":

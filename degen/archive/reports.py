@@ -17,15 +17,15 @@ FILE is never half-written, and an earlier FILE stays as it was until then.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import orjson
 
-from ..errors import ConfigError, OutputError
+from ..errors import ConfigError
 from ..io import check_writable, write_atomic_chunks
+from ..resume import LineLog
 from . import batch
 
 JOURNAL_VERSION = 1
@@ -62,61 +62,27 @@ class Entry:
     ok: bool  # a report, not an error line
 
 
-def read_journal(journal: Path, identity: str) -> tuple[dict[str, Entry], int] | None:
-    """The entries of an earlier run with the same settings (the last line per file), and
-    the length of its complete lines (a line cut by a crash is not one); None when there
-    is no such journal."""
-    try:
-        data = journal.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise OutputError(f"{journal}: cannot read the earlier run's journal ({exc.strerror or exc}); "
-                          f"remove it to start over", path=str(journal)) from None
-    lines = data[:data.rfind(b"\n") + 1].splitlines(keepends=True)
-    try:
-        header = orjson.loads(lines[0]) if lines else None
-    except orjson.JSONDecodeError:
-        header = None
-    if not isinstance(header, dict) or header.get("identity") != identity:
-        return None
-    entries, offset = {}, len(lines[0])
-    for line in lines[1:]:
-        try:
-            record = orjson.loads(line)
-            entries[record["path"]] = Entry(offset, len(line), record["stat"], "error" not in record["report"])
-        except (orjson.JSONDecodeError, KeyError, TypeError):
-            break  # the rest cannot be trusted: scanned again
-        offset += len(line)
-    return entries, offset
-
-
 class Journal:
-    """The append side of ``FILE.partial``."""
+    """``FILE.partial``: one line a file scanned (``resume.LineLog``), synced every
+    ``SYNC_SECONDS``; a damaged line ends what is reused (the files from there on are
+    scanned again)."""
 
-    def __init__(self, journal: Path, identity: str, resume_at: int | None):
-        self.path = journal
-        self.handle = journal.open("r+b" if resume_at is not None else "wb")
-        self.handle.truncate(resume_at or 0)
-        self.handle.seek(resume_at or 0)
-        if resume_at is None:
-            self.handle.write(orjson.dumps({"degen_scan_journal": JOURNAL_VERSION, "identity": identity}) + b"\n")
-        self.synced = time.monotonic()
+    def __init__(self, path: Path, identity: str):
+        self.log = LineLog(path, "degen_scan_journal", JOURNAL_VERSION, identity, sync_seconds=SYNC_SECONDS,
+                           stop_at_damage=True)
+        self.path, self.entries = path, {}
+        for offset, length, record in self.log.records:
+            try:
+                self.entries[record["path"]] = Entry(offset, length, record["stat"], "error" not in record["report"])
+            except (KeyError, TypeError):
+                continue
 
     def append(self, key: str, stat: list[int] | None, doc: dict) -> Entry:
-        line = orjson.dumps({"path": key, "stat": stat, "report": doc}) + b"\n"
-        offset = self.handle.tell()
-        self.handle.write(line)
-        self.handle.flush()  # in the kernel's hands: survives Ctrl-C and kill -9
-        if time.monotonic() - self.synced > SYNC_SECONDS:  # and, now and then, a crash of the machine
-            os.fsync(self.handle.fileno())
-            self.synced = time.monotonic()
-        return Entry(offset, len(line), stat, "error" not in doc)
+        offset, length = self.log.append({"path": key, "stat": stat, "report": doc})
+        return Entry(offset, length, stat, "error" not in doc)
 
     def close(self) -> None:
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-        self.handle.close()
+        self.log.close()
 
 
 def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, err: Callable[[str], None],
@@ -132,15 +98,14 @@ def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, 
     check_writable(output, "reports file")
     if os.path.realpath(output) in {os.path.realpath(p) for p in paths if p != "-"}:
         raise ConfigError(f"{output}: the reports file is one of the files to scan; write it elsewhere")
-    journal_file, identity = journal_path(output), _identity(settings)
-    earlier = read_journal(journal_file, identity)
-    entries, resume_at = earlier if earlier else ({}, None)
+    journal_file = journal_path(output)
+    journal = Journal(journal_file, _identity(settings))
+    entries = journal.entries
     keys = {p: os.path.abspath(p) if p != "-" else p for p in paths}
     stats = {p: _stat(p) for p in paths}
     reused = {p: None for p in paths if _still_good(entries.get(keys[p]), stats[p])}
     todo = [p for p in dict.fromkeys(paths) if p not in reused]
     summary = batch.Summary(settings.config.fail_on)
-    journal = Journal(journal_file, identity, resume_at)
     step = progress or (lambda n: None)
     step(len(todo))
     try:

@@ -24,7 +24,8 @@ from typing import Callable
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
-from .evidence import folded
+from .evidence import EvidenceConfig, claims, folded
+from .journal import JournalEntry
 from .policy import Step
 from .rhythm import Repetition
 from .send import Sender, Sent
@@ -37,10 +38,6 @@ LEAST_PART = 0.3
 LEAST_VOICED = 0.1
 # Parts of one span in flight at once (the sender's --concurrency bounds the whole run).
 MAX_PARALLEL = 8
-
-# The most copies of a word a mouth says in a second (a syllable takes 0.1 s or more, and
-# a word said again and again runs 2 to 4 a second).
-MAX_COPIES_PER_SECOND = 5.0
 
 # The share of pieces that must say the loop's unit (see `_says`) for it to name them all.
 # Measured on Whisper tiny.en: "no", which the looping decoder had heard as "Go", came
@@ -104,46 +101,51 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     # Sent together (the sender bounds what is in flight): a server batches short clips.
     with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
         sents = list(zip(todo, pool.map(one, range(len(todo)), todo)))
-    entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "step": step.to_dict(),
-             "server": sents[0][1].entry["server"] if sents else "", "format": "pieces",
-             "token_budget": sum(s.entry.get("token_budget", 0) for _, s in sents),
-             "sent": sum(s.requests for _, s in sents if not s.replayed),
-             "seconds_sent": sum(s.clip.duration * s.requests for _, s in sents if not s.replayed),
-             "pieces": len(sents)}
+    entry = JournalEntry(key, number, (clip.start, clip.end), step.to_dict(),
+                         sents[0][1].entry.server if sents else "", sum(s.entry.token_budget for _, s in sents),
+                         format="pieces", sent=sum(s.requests for _, s in sents if not s.replayed),
+                         seconds_sent=sum(s.clip.duration * s.requests for _, s in sents if not s.replayed),
+                         pieces=len(sents))
     errors = [s.error for _, s in sents if s.error]
     if errors:
-        entry.update(body=None, error=errors[0])
-        return Sent(entry)  # not journaled: the failed part is retried, the others replayed
+        return Sent(entry.with_(error=errors[0]))  # not journaled: the failed part is retried, the others replayed
     try:
-        body, named = joined(clip, sents, loop_units)
-        entry.update(body=body, error=None, named=named)
+        body, named = joined(clip, sents, loop_units, repetition.syllables)
+        entry = entry.with_(body=body, named=named)
         if named is None:
             # The copies are one sound said again (rhythm); answers naming it several ways
             # show the decoder could not tell what it is, and any one of them may be a
             # deletion of the real word.
-            entry.update(body="", unusable=f"the {repetition.copies} pieces of one repeated word do not agree "
-                                           f"on what it is")
+            entry = entry.with_(body="", unusable=f"the {repetition.copies} pieces of one repeated word do not "
+                                                  f"agree on what it is")
     except FormatError as exc:
-        entry.update(body="", error=None, unusable=exc.detail)  # judged as an empty answer: refused
+        entry = entry.with_(body="", unusable=exc.detail)  # judged as an empty answer: refused
     sender.journal.record(entry)
     return Sent(entry)
 
 
-def pieces_note(entry: dict) -> str | None:
+def pieces_note(entry: JournalEntry) -> str | None:
     """For the report: how many requests a pieces answer took, and how the word was named."""
-    if "pieces" not in entry:
+    if entry.pieces is None:
         return None
-    said = f"named {entry['named']}" if entry.get("named") else entry.get("unusable") or "no repeated word named"
-    return f"{entry['pieces']} requests; {said}"
+    said = f"named {entry.named}" if entry.named else entry.unusable or "no repeated word named"
+    return f"{entry.pieces} requests; {said}"
 
 
-def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = ()) -> tuple[str, str | None]:
+def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
+           syllables: int = 1) -> tuple[str, str | None]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
-    parsed = [(part, _segments(part.span, parse_candidate(sent.entry["body"], sent.entry["format"])))
+    parsed = [(part, _segments(part.span, parse_candidate(sent.entry.body, sent.entry.format)))
               for part, sent in sents]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
-    joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)
+    joined_stretch, named = _one(stretch, loop_units, syllables) if stretch else (None, None)
+    if named is not None and joined_stretch is not None:
+        around = " ".join(seg.text for part, segments in parsed if not part.piece for seg in segments)
+        if _goes_on(around, joined_stretch.text):
+            # The word said again outside the stretch: the rhythm found only part of the
+            # repetition, and its count (the pieces') is short.
+            raise FormatError("the audio goes on repeating the word past the stretch the rhythm found")
     out: list[Segment] = []
     for part, segments in parsed:  # the pieces are consecutive: one segment where they stand
         if not part.piece:
@@ -152,6 +154,13 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
             out.append(joined_stretch)
             joined_stretch = None
     return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
+
+
+def _goes_on(around: str, stretch: str) -> bool:
+    """Whether the text decoded around the pieces repeats the pieces' word (two copies in
+    a row or more)."""
+    word = claims(stretch, EvidenceConfig(), least=2)
+    return bool(word) and any(unit == word[0][0] for unit, _ in claims(around, EvidenceConfig(), least=2))
 
 
 def _segments(span: Span, candidate) -> list[Segment]:
@@ -164,23 +173,17 @@ def _segments(span: Span, candidate) -> list[Segment]:
                     s.speaker, s.text, s.closed) for s in candidate]
 
 
-def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...]) -> tuple[Segment, str | None]:
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
+         syllables: int = 1) -> tuple[Segment, str | None]:
     """The pieces of the repeated stretch as one segment, and how its word was named: a
     segment per piece would read as a run of identical segments, which is what a segment
-    loop looks like. Named, the stretch says the word as many times as the pieces said
-    it: a piece cut inside a copy says half a word or nothing, one holding two copies
-    says it twice, and that count, the decoder's own, is held against the rhythm's by the
-    judge. A piece that says it more often than a mouth can in its time looped: it counts
-    as the one copy the rhythm cut it around."""
+    loop looks like. Named, the stretch says the word once per copy the rhythm cut; the
+    pieces' own texts (a piece that looped or was cut included) were only votes. So a
+    pieces answer's count is the rhythm's: it is no second line of evidence on the count
+    (``decide``), and Whisper says one word for a piece that holds two copies."""
     texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
     word, why = name(texts, loop_units)
-    if word:
-        said = [copies_in(t, word) for t in texts]
-        said = [n if n <= max(1, span.duration * MAX_COPIES_PER_SECOND) else 1
-                for n, (span, _) in zip(said, stretch)]
-        texts = [word] * sum(said)
-    else:
-        texts = [t for t in texts if t]
+    texts = [word] * copies_of(word, len(texts), syllables) if word else [t for t in texts if t]
     body = ""
     for k, text in enumerate(texts):
         piece = text if k == len(texts) - 1 else _END.sub("", text)
@@ -190,20 +193,6 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...])
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
     closed = bool(word) or all(s.closed for _, segs in stretch for s in segs)
     return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed), why
-
-
-def copies_in(text: str, word: str) -> int:
-    """How many copies of ``word`` one piece's answer says: each word of it that is the
-    word, or its beginning (``_says``); for CJK, each time the word stands in it, else one
-    when it opens with the word's first character (a one-syllable piece of a two-character
-    word says half of it; the pieces of one copy together say it once)."""
-    key = _key(word)
-    if not key:
-        return 0
-    if cjk_count(key):
-        piece = _key(text)
-        return piece.count(key) or int(bool(piece) and piece[0] == key[0])
-    return sum(_says(_key(w), key) for w in text.split() if _key(w))
 
 
 def copies_of(word: str, pieces: int, syllables: int) -> int:

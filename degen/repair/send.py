@@ -17,7 +17,7 @@ from ..errors import ServerError, ServerRejected
 from ..model import Span
 from .audio import Audio
 from .client import Request, Transcriber
-from .journal import Journal
+from .journal import Journal, JournalEntry
 from .policy import Step
 
 # Statuses that mean the server queued nothing: the audio was sent but never decoded.
@@ -36,25 +36,25 @@ class BudgetSpent(Exception):
 class Sent:
     """One journaled answer (or error) for one attempt of one span."""
 
-    entry: dict
+    entry: JournalEntry
     replayed: bool = False
 
     @property
     def error(self) -> str | None:
-        return self.entry.get("error")
+        return self.entry.error
 
     @property
     def clip(self) -> Span:
-        return Span(*self.entry["clip"])
+        return Span(*self.entry.clip)
 
     @property
     def requests(self) -> int:
-        return int(self.entry.get("sent", 1))
+        return int(self.entry.sent)
 
 
-def transient(entry: dict) -> bool:
+def transient(entry: JournalEntry) -> bool:
     """An error worth retrying on the next run (503, timeout, connection), never replayed."""
-    return bool(entry.get("error"))
+    return bool(entry.error)
 
 
 class Sender:
@@ -91,12 +91,12 @@ class Sender:
     def replayable(self, key: str) -> dict[int, Sent]:
         """Journaled answers of a span by attempt number; transient errors are left out so
         that the attempt is sent again."""
-        return {e["attempt"]: Sent(e, replayed=True) for e in self.journal.attempts(key) if not transient(e)}
+        return {e.attempt: Sent(e, replayed=True) for e in self.journal.attempts(key) if not transient(e)}
 
     def skipped(self, key: str, steps: int) -> frozenset[int]:
         """Steps an earlier run passed over for this span (it had learned that they would
         only repeat another), so that a resumed run takes the same path."""
-        numbers = {e["attempt"] for e in self.journal.attempts(key)}
+        numbers = {e.attempt for e in self.journal.attempts(key)}
         last = max((n for n in numbers if n < steps), default=-1)
         return frozenset(n for n in range(last) if n not in numbers)
 
@@ -106,23 +106,20 @@ class Sender:
         self._charge(key, number, clip.duration)
         request = Request(self.audio.clip(clip), step.temperature, budget, step.repetition_penalty,
                           language=self.language)
-        entry = {"span": key, "attempt": number, "clip": [clip.start, clip.end], "token_budget": budget,
-                 "step": step.to_dict(), "server": getattr(transcriber, "base_url", type(transcriber).__name__)}
-        if self.language:
-            entry["language"] = self.language
+        entry = JournalEntry(key, number, (clip.start, clip.end), step.to_dict(),
+                             getattr(transcriber, "base_url", type(transcriber).__name__), budget, self.language)
         try:
             with self.slots:
                 if self.cancelled.is_set():
                     raise Cancelled()
                 response = transcriber.transcribe(request)
-            entry.update(body=response.text, format=response.response_format, error=None,
-                         sent=int(getattr(response, "requests_sent", 1)))
+            entry = entry.with_(body=response.text, format=response.response_format,
+                                sent=int(getattr(response, "requests_sent", 1)))
         except ServerRejected:
             raise  # a wrong model, key or parameter: every span would fail the same way
         except ServerError as exc:
             tries = getattr(exc, "requests_sent", None) or getattr(transcriber, "retries", 0) + 1
-            entry.update(body=None, format=None, error=str(exc), sent=int(tries),
-                         refused=getattr(exc, "status", None) in REFUSED)
+            entry = entry.with_(error=str(exc), sent=int(tries), refused=getattr(exc, "status", None) in REFUSED)
         if self.cancelled.is_set():
             raise Cancelled()  # the answer came after Ctrl-C: the journal is closed
         self.journal.record(entry)

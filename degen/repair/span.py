@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from ..errors import FormatError
 from ..model import Segment, Transcript
 from .clips import Scope, anchor_clip, clip_for
-from .decide import Decision, Tried, best, decide
+from .decide import Decision, Heard, Tried, best, decide
 from .evidence import INF, Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .pieces import pieces_note, send_pieces
 from .plan import RepairSpan
@@ -50,6 +50,7 @@ class SpanRepair:
             self.recorded[early[0]] = early[1].result()
         self.skipped = sender.skipped(rs.key, len(scope.policy.steps)) | inapplicable(scope.policy.steps, repetition)
         self.core_voiced = scope.voiced_spans(rs.core)
+        self.heard = Heard(repetition, scope.period(rs.core))
         self.tried: tuple[Tried, ...] = ()
 
     @property
@@ -66,10 +67,10 @@ class SpanRepair:
                 return self.unresolved(f"decode budget spent: {exc}")
             attempt, placed = self.judge(step, sent)
             self._notice_ignored_penalty(step, sent)
-            self.tried += (Tried(number, attempt.with_(why=rejected(attempt)), placed, sent.entry.get("body")),)
+            self.tried += (Tried(number, attempt.with_(why=rejected(attempt)), placed, sent.entry.body),)
             if attempt.error:
                 return self.unresolved(f"server error: {attempt.error}")
-            decision = decide(self.tried, self.repetition, self.scope.policy.evidence)
+            decision = decide(self.tried, self.heard, self.scope.policy.evidence, self.scope.language)
             if decision is not None:
                 return self.finish(decision)
         return self.unresolved(self._why_unconfirmed())
@@ -98,10 +99,10 @@ class SpanRepair:
         base = sent_attempt(step, sent)
         if sent.error:
             return base.with_(error=sent.error), None
-        if entry.get("unusable"):
-            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry['unusable']}", ("unusable",))), None
+        if entry.unusable:
+            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry.unusable}", ("unusable",))), None
         try:
-            candidate = parse_candidate(entry["body"], entry["format"])
+            candidate = parse_candidate(entry.body, entry.format)
         except FormatError as exc:
             return base.with_(verdict=Verdict(False, INF, f"unusable answer: {exc.detail}", ("unusable",))), None
         clip, config, evidence = sent.clip, scope.policy.config, scope.policy.evidence
@@ -139,7 +140,7 @@ class SpanRepair:
         """The original stays; the best answer, if any, is named in the report (and kept
         with ``accept_best``, as "unconfirmed")."""
         attempts = list(attempts_of(self.tried))
-        k = best(self.tried, self.repetition, self.scope.policy.evidence)
+        k = best(self.tried, self.heard, self.scope.policy.evidence)
         if k is None:
             return Outcome(self.rs, "unresolved", why, tuple(attempts), None, self.voiced)
         attempts[k] = attempts[k].with_(why=f"best answer, not confirmed: {why}")
@@ -155,15 +156,16 @@ class SpanRepair:
         if not any(t.usable for t in self.tried):
             last = self.tried[-1].attempt.verdict
             return f"no answer was faithful ({last.reason if last else 'no answer'})"
-        if self.repetition is not None:
-            return (f"no two lines of evidence agree on the count (the audio repeats one sound "
-                    f"{self.repetition.copies} times)")
+        if self.heard.any:
+            counts = [f"{n} by its {how}" for how, n in (("rhythm", self.repetition.copies if self.repetition else None),
+                                                         ("period", self.heard.period)) if n is not None]
+            return f"no two lines of evidence agree on the count (the audio repeats one sound {' and '.join(counts)})"
         return "no two answers agree on the count of the repetition"
 
     def _notice_ignored_penalty(self, step: Step, sent: Sent) -> None:
         plain = dataclasses.replace(step, repetition_penalty=None)
         plain_body = next((t.body for t in self.tried if t.attempt.step == plain), None)
-        self.sender.notice_ignored_penalty(self.transcriber, step, sent.entry.get("body"), plain_body)
+        self.sender.notice_ignored_penalty(self.transcriber, step, sent.entry.body, plain_body)
 
     def _anchored(self, chosen: Tried) -> Tried | None:
         """When the accepted answer holds speakers no clean segment vouches for, ask once
@@ -217,9 +219,9 @@ def send_step(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number:
 def sent_attempt(step: Step, sent: Sent) -> Attempt:
     """An attempt as sent, not yet judged."""
     entry = sent.entry
-    return Attempt(step, sent.clip, entry["server"], entry.get("token_budget", 0), None,
-                   requests_sent=sent.requests, replayed=sent.replayed, refused=bool(entry.get("refused")),
-                   seconds_sent=entry.get("seconds_sent"), pieces=pieces_note(entry))
+    return Attempt(step, sent.clip, entry.server, entry.token_budget, None, requests_sent=sent.requests,
+                   replayed=sent.replayed, refused=entry.refused, seconds_sent=entry.seconds_sent,
+                   pieces=pieces_note(entry))
 
 
 def attempts_of(tried) -> tuple[Attempt, ...]:

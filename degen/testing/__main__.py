@@ -6,6 +6,7 @@
     python -m degen.testing serve  --decoder whisper --model base --language zh
     python -m degen.testing serve  --decoder replay --recording fixtures/audio/replay.tiny_en.json
     python -m degen.testing record --model tiny.en composite no_x15   # greedy transcripts + replay
+    python -m degen.testing serve  --decoder whisper --dialect vllm-0.32   # answer as vLLM 0.32 does
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import orjson
 
 from ..repair.audio import Audio
+from .dialects import DIALECTS
 from .server import Faults, TestServer
 from .session import Session, write_session_audio
 from .whisper import MODELS
@@ -39,6 +41,8 @@ def main(argv=None) -> int:
     serve.add_argument("--model", choices=MODELS, default="tiny.en", help="whisper: which model")
     serve.add_argument("--language", help="whisper: decode in this language (base; default: detect)")
     serve.add_argument("--recording", type=Path, help="replay: a recording made by `record`")
+    serve.add_argument("--dialect", choices=sorted(DIALECTS),
+                       help="answer as this recorded server does (fixtures/servers): its fields, knobs and errors")
     record = sub.add_parser("record", help="record a real model's greedy transcripts and repair answers")
     record.add_argument("names", nargs="+", help="fixtures (NAME.wav in --audio-dir)")
     record.add_argument("--model", choices=MODELS, default="tiny.en")
@@ -60,11 +64,11 @@ def main(argv=None) -> int:
         return _record(args)
     decoder, what = _decoder(args, parser)
     server = TestServer(decoder, port=args.port, faults=Faults(unavailable=args.unavailable),
-                        decode_seconds_per_second=args.decode_seconds_per_second)
+                        decode_seconds_per_second=args.decode_seconds_per_second, dialect=args.dialect)
     server.start()
     if args.port_file:
         args.port_file.write_text(str(server.httpd.server_address[1]))
-    print(f"serving {what} at {server.url}", flush=True)
+    print(f"serving {what} at {server.url}" + (f" as {args.dialect}" if args.dialect else ""), flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:

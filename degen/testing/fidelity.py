@@ -9,9 +9,16 @@ at most 0.35. It is a **deletion** when it keeps fewer than 75% of the real repe
 loses words that the input had right (a script word the input matched and the output no
 longer has at all; a word heard differently is not a deletion).
 
-Words are compared case- and punctuation-folded, Han characters one by one (a character
-error rate for Mandarin), traditional forms of the fixtures' characters folded to the
-simplified ones (Whisper writes either), "ok" as "okay".
+Words are compared case- and punctuation-folded, "ok" as "okay". Per language
+(``language``, an ISO 639-1 code; None: guessed from the script's characters):
+- Mandarin and Japanese are scored character by character (a character error rate):
+  each Han, hiragana or katakana character is a word of its own. Traditional Chinese is
+  folded to Simplified (Whisper writes either), Japanese katakana to hiragana (はい and
+  ハイ are the same word said), and a single digit to its Han numeral (3 as 三).
+- In the Latin-script languages diacritics are dropped (Whisper writes "si" for "sí",
+  "voila" for "voilà" from one request to the next) and the number words from zero to
+  twenty, and the tens, are written as digits ("twelve", "zwölf", "douze", "doce" as 12):
+  a number said is the same whether it comes back spelled or in digits.
 """
 
 from __future__ import annotations
@@ -27,14 +34,54 @@ from ..repair.evidence import to_simplified
 COUNT_TOLERANCE = 0.25  # the real repetition kept within 25%
 MAX_WER = 0.35
 ALIASES = {"ok": "okay"}
+CHARACTER_LANGUAGES = ("zh", "ja")  # scored a character at a time
+_NUMBER_WORDS = {
+    "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen twenty",
+    "de": "null eins zwei drei vier funf sechs sieben acht neun zehn elf zwolf dreizehn vierzehn funfzehn "
+          "sechzehn siebzehn achtzehn neunzehn zwanzig",
+    "fr": "zero un deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize "
+          "dix-sept dix-huit dix-neuf vingt",
+    "es": "cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
+          "dieciseis diecisiete dieciocho diecinueve veinte",
+}
+_TENS = {"en": "thirty forty fifty sixty seventy eighty ninety", "de": "dreissig vierzig funfzig sechzig siebzig "
+         "achtzig neunzig", "fr": "trente quarante cinquante soixante", "es": "treinta cuarenta cincuenta sesenta "
+         "setenta ochenta noventa"}
+NUMBERS = {language: {**{w: str(n) for n, w in enumerate(words.split())},
+                      **{w: str(10 * n) for n, w in enumerate(_TENS[language].split(), start=3)}}
+           for language, words in _NUMBER_WORDS.items()}
+HAN_DIGITS = dict(zip("0123456789", "〇一二三四五六七八九"))
 
 
-def tokens(text: str) -> list[str]:
-    """Folded words; each Han character is a word of its own."""
+def guess_language(text: str) -> str | None:
+    """"ja" for text with kana, "zh" for Han without kana, else None (a Latin script)."""
+    if regex.search(r"[\p{Hiragana}\p{Katakana}]", text):
+        return "ja"
+    return "zh" if regex.search(r"\p{Han}", text) else None
+
+
+def tokens(text: str, language: str | None = None) -> list[str]:
+    """Folded words of ``text`` in ``language`` (None: guessed from its characters)."""
     text = unicodedata.normalize("NFKC", text).casefold()
+    language = language or guess_language(text)
+    if language in CHARACTER_LANGUAGES:
+        return _characters(text, language)
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    text = text.replace("ß", "ss")
+    numbers = NUMBERS.get(language, {})
+    text = regex.sub(r"[^\p{L}\p{N}' -]+", " ", text)
+    words = [w for part in text.split() for w in ([part] if part in numbers else part.split("-"))]
+    return [numbers.get(word, ALIASES.get(word, word)) for word in words if word]
+
+
+def _characters(text: str, language: str) -> list[str]:
     if regex.search(r"\p{Han}", text):  # the script is not what was said
         text = to_simplified().convert(text)
-    text = regex.sub(r"(\p{Han})", r" \1 ", text)
+    if language == "ja":  # katakana to hiragana: one block apart in Unicode
+        text = "".join(chr(ord(c) - 0x60) if "\u30a1" <= c <= "\u30f6" else c for c in text)
+    text = regex.sub(r"(?<![0-9])([0-9])(?![0-9])", lambda m: HAN_DIGITS[m.group(1)], text)
+    text = regex.sub(r"([\p{Han}\p{Hiragana}\p{Katakana}ー])", r" \1 ", text)
     text = regex.sub(r"[^\p{L}\p{N}' ]+", " ", text)
     return [ALIASES.get(word, word) for word in text.split()]
 
@@ -102,11 +149,19 @@ class Verdict:
         return self.count < (1 - COUNT_TOLERANCE) * self.real or bool(self.lost)
 
 
-def judge(script: str, before: str, after: str, loop_counts: list[int]) -> Verdict:
+def judge(script: str, before: str, after: str, loop_counts: list[int], *, language: str | None = None,
+          unit: str | None = None, count: int | None = None) -> Verdict:
     """``after`` (the repaired text) against ``script`` (what was said) and ``before`` (the
-    input's text). ``loop_counts``: the count of each loop ``degen.scan`` flags in ``after``."""
-    reference, was, now = tokens(script), tokens(before), tokens(after)
-    unit, real = repeated_unit(reference)
+    input's text). ``loop_counts``: the count of each loop ``degen.scan`` flags in ``after``.
+    ``unit`` and ``count``: the repetition really said, where the recipe knows it (else the
+    script's longest tandem repeat of up to four words)."""
+    language = language or guess_language(script)
+    reference, was, now = (tokens(t, language) for t in (script, before, after))
+    if unit is not None and count is not None:
+        unit_words, real = tuple(tokens(unit, language)), count
+    else:
+        unit_words, real = repeated_unit(reference)
+    unit = unit_words
     repeat = _repeat_positions(unit, reference)
     lost = sorted(_right(reference, was) - _kept(reference, now) - repeat)
     looped = any(count > (1 + COUNT_TOLERANCE) * real for count in loop_counts)

@@ -64,6 +64,7 @@ class Stats:
     audio_seconds: float = 0.0
     answers: int = 0  # decoded answers (200s)
     forms: list = field(default_factory=list)
+    calls: list = field(default_factory=list)  # a dialect's engine calls (dialects.Call)
 
 
 class TestServer:
@@ -74,8 +75,15 @@ class TestServer:
     def __init__(self, decoder: Decoder, *, port: int = 0, model_id: str = "moss-transcribe-diarize",
                  faults: Faults | None = None, decode_seconds_per_second: float = 0.0,
                  honours_repetition_penalty: bool = True, formats: tuple[str, ...] = FORMATS,
-                 slots: int = 64):
+                 slots: int = 64, dialect: str | None = None):
         self.decoder, self.model_id = decoder, model_id
+        # A recorded real server's dialect (degen.testing.dialects): its fields, knobs,
+        # errors and shapes instead of the contract's.
+        self.dialect = None
+        if dialect:
+            from .dialects import make
+            self.dialect = make(dialect)
+            self.model_id = self.dialect.model_id
         self.faults = faults or Faults()
         self.decode_seconds_per_second = decode_seconds_per_second
         self.honours_repetition_penalty = honours_repetition_penalty
@@ -120,6 +128,9 @@ class TestServer:
         with self._lock:
             self.stats.transcriptions += 1
             self.stats.forms.append(dict(form))  # as sent
+        if self.dialect is not None:
+            from .dialects import Engine
+            return self.dialect.transcribe(form, audio, Engine(self._dialect_decode))
         if not self.honours_repetition_penalty:  # an older build: dropped silently
             form = {k: v for k, v in form.items() if k != "repetition_penalty"}
         error = _validate(form, audio, self.model_id, self.formats)
@@ -149,6 +160,19 @@ class TestServer:
             text = f"[0.00][S01]{'哈' * 5000}"  # worse than any loop in the session, cap or no cap
         text = self._faulty(text or "", samples, rate, temperature, cap, penalty)
         return _respond(form.get("response_format") or "json", text, seconds, form.get("language") or "auto")
+
+    def _dialect_decode(self, samples, rate: int, call) -> str:
+        """One engine call of a dialect: the knobs it says reach the model, decoded."""
+        with self._lock:
+            self.stats.calls.append(call)
+            self.stats.audio_seconds += samples.size / rate
+        time.sleep(self.faults.slow_seconds)
+        temperature = call.temperature[0] if isinstance(call.temperature, tuple) else call.temperature
+        cap = call.max_tokens or MODEL_CAP
+        penalty = call.repetition_penalty if call.repetition_penalty != 1.0 else None
+        language = self.dialect.model_language(call)
+        text = self.decoder.decode(samples, rate, max(temperature, 0.0), cap, penalty, language=language)
+        return self._faulty(text or "", samples, rate, temperature, cap, penalty)
 
     def _faulty(self, text: str, samples, rate: int, temperature: float, cap: int, penalty) -> str:
         """The answer as a misbehaving server would give it (unchanged without faults)."""
@@ -261,8 +285,13 @@ def _handler(server: TestServer):
             self.end_headers()
             self.wfile.write(body)
 
+        def version_string(self):  # the Server header a dialect's server sends
+            return getattr(server.dialect, "server_header", "uvicorn") if server.dialect else super().version_string()
+
         def do_GET(self):
             server.stats.requests += 1
+            if server.dialect is not None:
+                return self._send(*server.dialect.get(self.path))
             if self.path.rstrip("/") == "/v1/models":
                 self._send(200, "application/json", orjson.dumps(
                     {"object": "list", "data": [{"id": server.model_id, "object": "model"}]}))
@@ -274,8 +303,9 @@ def _handler(server: TestServer):
         def do_POST(self):
             server.stats.requests += 1
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            if self.path != "/v1/audio/transcriptions":
-                return self._send(*_error(404, "Not Found"))
+            route = server.dialect.route if server.dialect else "/v1/audio/transcriptions"
+            if self.path != route:
+                return self._send(*(server.dialect.get(self.path) if server.dialect else _error(404, "Not Found")))
             if server._take_fault("drop"):
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
@@ -285,6 +315,8 @@ def _handler(server: TestServer):
             if server._take_fault("malformed"):
                 return self._send(200, "application/json", b'{"text": "[0.00][S01]')
             form, audio = _parse_multipart(self.headers.get("Content-Type", ""), body)
+            if server.dialect is not None:
+                return self._send(*server.transcribe(form or {}, audio if form is not None else None))
             if form is None:
                 return self._send(*_error(422, [{"loc": ["body", "file"], "msg": "Field required"}]))
             self._send(*server.transcribe(form, audio))

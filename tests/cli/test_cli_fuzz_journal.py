@@ -4,16 +4,16 @@ after a torn line, and a line that is JSON but not an attempt is skipped, not a 
 import orjson
 import pytest
 
-from degen.repair.journal import VERSION, Journal
+from degen.repair.journal import VERSION, Journal, JournalEntry
 
 
 def entry(span, attempt):
-    return {"span": span, "attempt": attempt, "body": "{}"}
+    return JournalEntry(span, attempt, (0.0, 1.0), {"temperature": 0.1}, "http://server", body="{}")
 
 
 def test_an_attempt_written_after_a_torn_line_survives_the_next_resume(tmp_path):
     path = tmp_path / "j.jsonl"
-    whole = orjson.dumps(entry("1.000-2.000", 1))
+    whole = orjson.dumps(entry("1.000-2.000", 1).to_json())
     # kill -9 in the middle of a write: the file ends without its newline
     path.write_bytes(orjson.dumps({"journal": VERSION, "identity": "id"}) + b"\n" + whole[:25])
     resumed = Journal(path, "id")
@@ -25,10 +25,10 @@ def test_an_attempt_written_after_a_torn_line_survives_the_next_resume(tmp_path)
 @pytest.mark.parametrize("line", [b"[1, 2]", b"null", b'"text"', b"5", b'{"kind": "attempt"}'])
 def test_a_line_that_is_not_an_attempt_is_skipped(tmp_path, line):
     path = tmp_path / "j.jsonl"
-    good = orjson.dumps(entry("1.000-2.000", 1))
+    good = orjson.dumps(entry("1.000-2.000", 1).to_json())
     path.write_bytes(orjson.dumps({"journal": VERSION, "identity": "id"}) + b"\n" + line + b"\n" + good + b"\n")
     journal = Journal(path, "id")
-    assert [e["attempt"] for e in journal.attempts("1.000-2.000")] == [1]
+    assert [e.attempt for e in journal.attempts("1.000-2.000")] == [1]
 
 
 @pytest.mark.parametrize("header", [b"[1]", b"null", b"5"])

@@ -60,3 +60,61 @@ def test_unreadable_files_count_against_degen(tmp_path):
     result = wild.evaluate(tmp_path)
     assert result["dev"]["unreadable"] == {"clean": 1}
     assert result["dev"]["hits"]["degen"] == {"clean": 1}
+
+
+def _corpus(tmp_path, rows_and_texts):
+    lines = []
+    for row, text in rows_and_texts:
+        (tmp_path / row["file"]).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / row["file"]).write_text(text, encoding="utf-8")
+        lines.append(json.dumps({"source": "x", "language": "en", "reason": "r", **row}))
+    (tmp_path / "index.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_per_class_figures_count_each_class_and_list_read_errors(tmp_path):
+    loop = "[00:00:00.000 --> 00:00:01.000]  Small.\n" * 1 + "".join(
+        f"[00:00:{i:02d}.000 --> 00:00:{i + 1:02d}.000]  Small.\n" for i in range(1, 20))
+    corpus = _corpus(tmp_path, [
+        ({"file": "loop/a.txt", "label": "loop", "kind": "segment_loop", "class": "segment_loop",
+          "round": "3", "split": "dev"}, loop),
+        ({"file": "loop/b.json", "label": "loop", "kind": "phrase_loop", "class": "short_loop",
+          "round": "3", "split": "dev"}, "{ not json"),
+        ({"file": "clean/c.txt", "label": "clean", "kind": "speech", "class": "speech",
+          "round": "2", "split": "dev"}, "We were working at high school, and then we moved to the city.\n"),
+    ])
+    result = wild.evaluate(corpus)["dev"]
+    assert result["class_totals"] == {"segment_loop": 1, "short_loop": 1, "speech": 1}
+    assert result["class_hits"]["degen"] == {"segment_loop": 1}  # the unreadable loop is a miss
+    unread = [f for f in result["files"] if not f["readable"]]
+    assert [f["file"] for f in unread] == ["loop/b.json"] and unread[0]["error"]
+    assert str(corpus) not in unread[0]["error"]  # the row names the file; the message says what is wrong
+    text = wild.render_classes({"dev": result}, {"segment_loop": {"labels": ["loop"]},
+                                                  "short_loop": {"labels": ["loop"]}, "speech": {"labels": ["clean"]}})
+    assert "segment_loop (recall)" in text and "speech (fp)" in text and "read error (loop" in text
+    only_new = wild.evaluate(corpus, rounds={"3"})["dev"]
+    assert sum(only_new["class_totals"].values()) == 2
+
+
+def test_sdp_phrase_rule_matches_a_whole_segment_only(tmp_path):
+    (tmp_path / "en.txt").write_text("Thank you 1297\nThank you very much -1\n", encoding="utf-8")
+    phrases = wild.load_sdp_phrases(tmp_path)
+    assert phrases == {"Thank you", "Thank you very much"}
+    rule = wild.nemo_sdp_phrases(phrases)
+    assert rule(untimed("Thank you.")) and rule(untimed(" Thank you very much! "))
+    assert not rule(untimed("Thank you for coming, everyone."))
+
+
+def test_manifest_rows_are_judged_in_the_manifest_and_alone(tmp_path):
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps({"audio_filepath": f"{i}.wav", "text": t}) + "\n" for i, t in
+                                enumerate(["Thank you.", "We will now go to the next item on the list.", "Yes."])),
+                        encoding="utf-8")
+    m = wild.evaluate_manifest(manifest)
+    assert m["rows"] == 3
+    for key in ("degen_any", "degen_above_low", "degen_alone_any", "degen_alone_above_low"):
+        assert m[key] == sorted(set(m[key])) and set(m[key]) <= {0, 1, 2}, key
+    assert set(m["degen_above_low"]) <= set(m["degen_any"])
+    assert set(m["degen_alone_above_low"]) <= set(m["degen_alone_any"])
+    assert set(m["rules"]) == set(wild.RULES)
+    assert all(0 <= i < 3 for rows in m["rules"].values() for i in rows)

@@ -615,10 +615,21 @@ def test_hf_chunk_with_an_open_end():
 WILD = Path(__file__).resolve().parents[2] / "fixtures" / "wild"
 
 
+# Corpus files in shapes no reader takes yet (issue 23 collected them on purpose, labelled with
+# the verdict they should get): each must be refused with a FormatError naming what is wrong.
+# When a reader for one lands, its file leaves this set and must load and write back.
+NOT_READ_YET = {"clean/en_aws_transcribe_benchmarkstt.json",  # Amazon Transcribe job JSON
+                "clean/it_mcs_benchmarkstt.json"}  # Microsoft DisplayText/Offset/Duration (100 ns)
+
+
 @pytest.mark.skipif(not (WILD / "index.jsonl").exists(), reason="the public corpus is not in this checkout")
 def test_every_public_corpus_file_loads_and_writes_back():
     rows = [json.loads(line) for line in (WILD / "index.jsonl").read_text(encoding="utf-8").splitlines() if line]
     for row in rows:
+        if row["file"] in NOT_READ_YET:
+            with pytest.raises(FormatError, match=r"\S"):
+                degen.read(WILD / row["file"])
+            continue
         t = degen.read(WILD / row["file"])
         assert len(t) > 0, row["file"]
         assert formats.loads(formats.dumps(t), t.format).segments == t.segments, row["file"]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 import degen
 from degen.cli import main
-from degen.repair.journal import Journal
+from degen.repair.journal import Journal, JournalEntry
 from degen.repair.policy import Policy
 from degen.testing import Faults
 
@@ -223,7 +223,7 @@ def test_killed_run_resumes_without_resending(make_server, seed_audio, tmp_path)
 
 def test_stale_journal_is_set_aside(tmp_path):
     path = tmp_path / "j.jsonl"
-    Journal(path, "one").record({"span": "1.000-2.000", "attempt": 0})
+    Journal(path, "one").record(JournalEntry("1.000-2.000", 0, (1.0, 2.0), {"temperature": 0.1}, "http://server"))
     assert Journal(path, "one").attempts("1.000-2.000")
     assert not Journal(path, "two").attempts("1.000-2.000")
     assert (tmp_path / "j.jsonl.stale").exists()

@@ -12,6 +12,7 @@ from degen.model import Span
 from degen.repair.audio import Audio, encode
 from degen.repair.pieces import Part, joined, name, parts
 from degen.repair.rhythm import Repetition, find_repetition
+from degen.repair.journal import JournalEntry
 from degen.repair.send import Sent
 
 from ..conftest import FIXTURES
@@ -113,7 +114,8 @@ def test_a_name_needs_the_pieces_agreement():
 
 
 def _sent(text: str, span: Span) -> Sent:
-    return Sent({"body": f"[0.00][S01]{text}[{span.duration:.2f}]", "format": "json", "clip": [span.start, span.end]})
+    return Sent(JournalEntry("0.000-1.000", 0, (span.start, span.end), {}, "http://server",
+                             body=f"[0.00][S01]{text}[{span.duration:.2f}]", format="json"))
 
 
 def test_joined_answer_keeps_one_copy_per_piece_and_the_text_around():
@@ -151,22 +153,56 @@ class _Decoder:
                                requests_sent=1)
 
 
-def test_fix_keeps_the_count_the_audio_holds(tmp_path):
+def _wait_file(tmp_path):
     samples = said(10, 0.28, seed=3)
     wav = tmp_path / "wait.wav"
     wav.write_bytes(encode(samples, RATE))
-    seconds = samples.size / RATE
     looping = tmp_path / "wait.json"
-    looping.write_text('{"text": "[0.00][S01]' + "Wait, " * 112 + f'[{seconds:.2f}]"}}')
+    looping.write_text('{"text": "[0.00][S01]' + "Wait, " * 112 + f'[{samples.size / RATE:.2f}]"}}')
+    return wav, looping, samples.size / RATE
+
+
+def test_pieces_alone_do_not_confirm_their_own_count(tmp_path):
+    """The pieces say the word once per copy the rhythm cut: their count is the rhythm's,
+    one line of evidence. Where every whole answer loops, nothing confirms it: the span
+    is unresolved, the input kept, and the pieces' answer named as the best."""
+    wav, looping, seconds = _wait_file(tmp_path)
     decoder = _Decoder()
     result = degen.fix(looping, audio=wav, transcriber=decoder, concurrency=1)
-    text = " ".join(s.text for s in result.transcript).lower()
-    assert 9 <= text.count("wait") <= 11
-    assert result.outcomes[0].status == "repaired"
-    assert result.seconds_decoded <= seconds * 1.01  # one pass: the pieces and what lies around them
-    assert max(decoder.clips) < 1.0
-    first = result.outcomes[0].attempts[0].to_dict()
-    assert first["pieces"] and first["accepted"] and "confirmed by" in first["pieces_named"]
+    (outcome,) = result.outcomes
+    assert outcome.status == "unresolved" and outcome.placed is None
+    assert " ".join(s.text for s in result.transcript).lower().count("wait") == 112  # kept as it was
+    first = outcome.attempts[0].to_dict()
+    assert first["pieces"] and "confirmed by" in first["pieces_named"] and not first["accepted"]
+    best = result.to_dict()["evidence"][0]
+    assert best["best_attempt"] == 1 and 9 <= best["best_text"].lower().count("wait") <= 11
+    assert result.seconds_decoded <= result.audio_seconds + 1e-6  # the decode budget holds
+
+
+class _Counting(_Decoder):
+    """Says the word once for a short clip, and ten times for a whole one."""
+
+    def transcribe(self, request):
+        from types import SimpleNamespace
+        from degen.repair.audio import decode
+        samples, rate = decode(request.audio)
+        seconds = samples.size / rate
+        self.clips.append(seconds)
+        text = "Wait. " if seconds < 1.0 else "Wait, " * 10
+        return SimpleNamespace(text=f"[0.00][S01]{text.strip()}[{seconds:.2f}]", response_format="json",
+                               requests_sent=1)
+
+
+def test_a_whole_answer_that_agrees_with_the_rhythm_is_confirmed(tmp_path):
+    wav, looping, seconds = _wait_file(tmp_path)
+    from degen.repair.policy import Policy, parse_schedule
+    decoder = _Counting()
+    result = degen.fix(looping, audio=wav, transcriber=decoder, concurrency=1,
+                       policy=Policy(steps=parse_schedule("0.1/p1.1,0.1+pieces")))
+    (outcome,) = result.outcomes
+    assert outcome.status == "repaired" and "confirmed by the audio's rhythm and attempt 1" in outcome.reason
+    assert 9 <= " ".join(s.text for s in result.transcript).lower().count("wait") <= 11
+    assert len(decoder.clips) == 1  # one whole request: the rhythm was the second line
 
 
 def test_the_command_line_default_is_the_library_escalation():
@@ -208,15 +244,17 @@ def test_an_interrupted_pieces_step_resumes_part_by_part(tmp_path):
     wav.write_bytes(encode(samples, RATE))
     looping = tmp_path / "wait.json"
     looping.write_text('{"text": "[0.00][S01]' + "Wait, " * 112 + f'[{samples.size / RATE:.2f}]"}}')
+    from degen.repair.policy import Policy, Step
+    pieces = Policy(steps=(Step(0.1, pieces=True),), accept_best=True)  # its answer kept, to read its count
     journal = Journal(tmp_path / "j.jsonl", "test")
     first = _Failing(fail_at=5)
-    broken = degen.fix(looping, audio=wav, transcriber=first, concurrency=1, journal=journal)
+    broken = degen.fix(looping, audio=wav, transcriber=first, concurrency=1, journal=journal, policy=pieces)
     assert broken.outcomes[0].status == "unresolved" and "server error" in broken.outcomes[0].reason
     done = len([c for c in first.clips if c is not None])
     second = _Decoder()
     resumed = degen.fix(looping, audio=wav, transcriber=second, concurrency=1,
-                        journal=Journal(tmp_path / "j.jsonl", "test"))
-    assert resumed.outcomes[0].status == "repaired"
+                        journal=Journal(tmp_path / "j.jsonl", "test"), policy=pieces)
+    assert resumed.outcomes[0].status == "unconfirmed"  # the pieces' count is the rhythm's alone
     assert len(second.clips) == len(first.clips) - done  # only the part that failed is sent again
     assert 9 <= " ".join(s.text for s in resumed.transcript).lower().count("wait") <= 11
 
