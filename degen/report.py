@@ -9,7 +9,7 @@ from typing import Sequence
 import orjson
 
 from .detect import Analysis, Finding
-from .detect.finding import SEVERITY_RANK
+from .detect.finding import Severity
 from .model import Span
 
 
@@ -149,7 +149,7 @@ def build_report(source: str, fmt: str, analysis: Analysis, duration: float | No
     """The report of ``analysis``; ``utterance_seconds``: each segment's length, for an
     utterance-per-line file, whose flagged time is its flagged utterances' lengths (a
     union of spans that all start at 0 s would be the longest of them)."""
-    flagged = [f for f in analysis.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    flagged = [f for f in analysis.findings if f.severity.rank >= Severity(fail_on).rank]
     if utterance_seconds is None:
         flagged_seconds = union_seconds([f.span for f in flagged if f.span is not None])
     else:

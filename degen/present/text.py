@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..detect.finding import Severity
 from ..report import Report
 from .terminal import pad, plural, safe, seconds, shorten
 
@@ -35,7 +36,7 @@ def summary_line(report: Report) -> str:
             f"flagged {seconds(m.flagged_seconds)}s{duration}, {plural(len(report.findings), 'finding')}{skipped}")
 
 
-_COLORS = {"high": "red", "medium": "yellow", "low": "cyan"}
+_COLORS = {Severity.HIGH: "red", Severity.MEDIUM: "yellow", Severity.LOW: "cyan"}
 
 
 def render_text(report: Report, style=lambda text, **kw: text, quiet: bool = False, verbose: bool = False) -> str:
