@@ -183,10 +183,10 @@ PHASES = {  # (module, class or "") -> functions timed by --phases, as the calle
     ("degen.formats.jsonl", ""): ("manifest_rows", "_load"),
     ("degen.formats.jsonl_columns", ""): ("read",),
     # window_ratios may hand back a lazy iterator, whose compression then runs inside
-    # _highest_and_over: both are listed, and a name a tree lacks is skipped.
-    ("degen.detect", ""): ("build_streams", "find_runs", "loop_findings", "segment_findings", "echo_findings",
-                           "hallucination_findings", "timing_findings", "window_ratios", "_highest_and_over",
-                           "max_repetition"),
+    # highest_and_over: both are listed, and a name a tree lacks is skipped.
+    ("degen.detect.windows", ""): ("build_streams", "find_runs", "loop_findings", "max_repetition"),
+    ("degen.detect.engine", ""): ("segment_findings", "echo_findings", "hallucination_findings", "timing_findings",
+                                  "window_ratios", "highest_and_over"),
     ("degen.detect.tokens", "Stream"): ("subset",),
 }
 

@@ -199,7 +199,7 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
             over them).
         policy: decoding steps and acceptance (``repair.policy.Policy``); default
             ``repair.policy.ESCALATION``: pieces where the audio repeats one word, then
-            0.1, 0.1 with repetition_penalty 1.1, 0.4 with it, 0.7, 0.7 with context.
+            0.1 with repetition_penalty 1.1, 0.7, 0.4 with the penalty, 0.1, 0.7 with context.
         config: detection thresholds, for finding spans and judging candidates.
         pad, merge_gap, max_span: seconds; how spans are padded, merged and split.
         concurrency: spans in flight at once.

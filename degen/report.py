@@ -9,7 +9,7 @@ from typing import Sequence
 import orjson
 
 from .detect import Analysis, Finding
-from .detect.finding import SEVERITY_RANK
+from .detect.finding import Severity
 from .model import Span
 
 
@@ -165,7 +165,7 @@ def build_report(source: str, fmt: str, analysis: Analysis, duration: float | No
     union of spans that all start at 0 s would be the longest of them). ``independent``:
     each segment is its own recording, so two neighbours that say the same sentence are
     no repeated segment (``consecutive_repeated_segments`` counts within a recording)."""
-    flagged = [f for f in analysis.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    flagged = [f for f in analysis.findings if f.severity.rank >= Severity(fail_on).rank]
     if utterance_seconds is None:
         flagged_seconds = union_seconds([f.span for f in flagged if f.span is not None])
     else:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ..detect import DEFAULT, DetectConfig
-from ..detect.finding import SEVERITY_RANK
+from ..detect.finding import Severity
 from ..errors import ConfigError, DegenError
 from ..present.terminal import plural
 from ..report import Report, utf8_safe
@@ -208,8 +208,8 @@ class Summary:
         if degenerate:
             self.degenerate += 1
             self.degenerate_by_format[fmt] += 1
-        rank = SEVERITY_RANK[self.fail_on]
-        self.by_kind.update(kind for kind, severity in findings if SEVERITY_RANK[severity] >= rank)
+        rank = Severity(self.fail_on).rank
+        self.by_kind.update(str(kind) for kind, severity in findings if Severity(severity).rank >= rank)
 
     def to_dict(self) -> dict:
         return {"files": self.files, "clean": self.files - self.degenerate - self.errors,

@@ -24,7 +24,7 @@ MAX_TIMEOUT = 86_400.0
 
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
 # every command's --help; tests/repair/test_pieces.py holds the two equal).
-DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
+DEFAULT_SCHEDULE = "0.1+pieces,0.1/p1.1,0.7,0.4/p1.1,0.1,0.7+c4"
 
 
 FIX_EXAMPLES = (

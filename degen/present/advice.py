@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from ..detect.finding import Kind
 from ..errors import ConfigError
 
 
@@ -21,7 +22,7 @@ GPU_SERVER_FORMATS = ("moss", "sglang_json", "sglang_verbose")
 
 def advise(report, transcript=None, gpu_mem: float | None = None) -> tuple[str, ...]:
     kinds = {f.kind for f in report.flagged}
-    loops = kinds & {"char_loop", "phrase_loop", "segment_loop"}
+    loops = {k for k in kinds if k.is_loop}
     advice = []
     utterances = bool(transcript is not None and transcript.meta.get("independent")) or report.independent
     if utterances and kinds:  # each line its own recording: no one --audio to re-decode against
@@ -36,14 +37,14 @@ def advise(report, transcript=None, gpu_mem: float | None = None) -> tuple[str, 
         advice.append("if the same audio decodes cleanly on another GPU, the loops come from numerical differences "
                       "between GPUs that greedy decoding amplifies, not from a configuration error: sample at "
                       "temperature 0.1 rather than 0")
-    if "hallucination" in kinds:
+    if Kind.HALLUCINATION in kinds:
         advice.append("known hallucinations: models write these over silence or music; trim that audio or gate it "
                       "with a VAD before decoding (faster-whisper vad_filter, whisper.cpp --vad); degen fix "
                       f"{_file(report)} --audio AUDIO --server URL --vad silero re-decodes the flagged spans and "
                       f"judges each answer against the speech the VAD finds there{_saved(report)}")
-    if kinds & {"truncated", "unclosed", "untranscribed"}:
+    if kinds & {Kind.TRUNCATED, Kind.UNCLOSED, Kind.UNTRANSCRIBED}:
         advice.append(_truncation_advice(report, gpu_mem))
-    if kinds & {"rate", "zero_length", "inverted", "uniform_durations"} and not loops:
+    if kinds & {Kind.RATE, Kind.ZERO_LENGTH, Kind.INVERTED, Kind.UNIFORM_DURATIONS} and not loops:
         advice.append("timing no speech can produce: re-decode those spans (degen fix) and check the timestamps")
     return tuple(advice)
 

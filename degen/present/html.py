@@ -12,6 +12,7 @@ import math
 import re
 from html import escape
 
+from ..detect.finding import Kind, Severity
 from ..model import Transcript
 from ..report import Report
 from .terminal import plural
@@ -20,11 +21,11 @@ from .text import CLOCK_LIMIT, clock, summary_line
 WIDTH = 1200  # timeline width in px
 LANE = 16  # lane height in px
 LABEL = 70  # px for the speaker labels
-COLORS = {"char_loop": "#d62728", "phrase_loop": "#ff7f0e", "segment_loop": "#9467bd", "rate": "#e377c2",
-          "unclosed": "#8c564b", "truncated": "#7f7f7f", "zero_length": "#17becf", "inverted": "#17becf",
-          "uniform_durations": "#bcbd22", "hallucination": "#2ca02c", "untranscribed": "#7f7f7f"}
+COLORS = {Kind.CHAR_LOOP: "#d62728", Kind.PHRASE_LOOP: "#ff7f0e", Kind.SEGMENT_LOOP: "#9467bd", Kind.RATE: "#e377c2",
+          Kind.UNCLOSED: "#8c564b", Kind.TRUNCATED: "#7f7f7f", Kind.ZERO_LENGTH: "#17becf", Kind.INVERTED: "#17becf",
+          Kind.UNIFORM_DURATIONS: "#bcbd22", Kind.HALLUCINATION: "#2ca02c", Kind.UNTRANSCRIBED: "#7f7f7f"}
 DEFAULT_COLOR = "#d62728"  # a kind this table does not know yet still shows
-OPACITY = {"high": 0.55, "medium": 0.4, "low": 0.25}
+OPACITY = {Severity.HIGH: 0.55, Severity.MEDIUM: 0.4, Severity.LOW: 0.25}
 
 # Latin first, then CJK faces each platform ships (macOS, Windows, Linux Noto/Source Han,
 # WenQuanYi), so Chinese and Japanese transcripts render without tofu; generic last.
@@ -127,7 +128,7 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
         a, b = f.segments
         start, _ = where(a, transcript[a])
         _, end = where(b, transcript[b])
-        if f.kind in ("truncated", "untranscribed") and f.span is not None and _timed_axis(transcript):
+        if f.kind in (Kind.TRUNCATED, Kind.UNTRANSCRIBED) and f.span is not None and _timed_axis(transcript):
             start, end = _clamp(f.span.start, total), _clamp(f.span.end, total)
         x, w = LABEL + start * scale, max((end - start) * scale, 2.0)
         tip = f"{f.kind} {f.unit or ''} x{f.count or ''} | {clock(f.span.start) if f.span else '#' + str(a)}" \
@@ -155,7 +156,7 @@ def legend(findings, timed: bool) -> str:
     for kind in dict.fromkeys(f.kind for f in findings):
         items.append(f"<span>{swatch(COLORS.get(kind, DEFAULT_COLOR))}{escape(kind)}</span>")
     if findings:
-        shades = "".join(swatch("#d62728", OPACITY[level]) for level in ("high", "medium", "low"))
+        shades = "".join(swatch("#d62728", OPACITY[level]) for level in reversed(Severity))
         items.append(f"<span>{shades}band shade: severity high / medium / low (click a band for its row)</span>")
     axis = "ticks: time from the start (mm:ss or h:mm:ss)" if timed else "ticks: segment number (no timing)"
     items.append(f"<span>{axis}</span>")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ..detect.finding import Severity
 from ..report import Report
 from .terminal import clip, pad, plural, safe, seconds, shorten, width as text_width, wrap
 
@@ -52,7 +53,7 @@ def summary_line(report: Report) -> str:
             f"{skipped}")
 
 
-_COLORS = {"high": "red", "medium": "yellow", "low": "cyan"}
+_COLORS = {Severity.HIGH: "red", Severity.MEDIUM: "yellow", Severity.LOW: "cyan"}
 
 
 def render_text(report: Report, style=lambda text, **kw: text, quiet: bool = False, verbose: bool = False,

@@ -79,7 +79,8 @@ def period_copies(samples: np.ndarray, rate: int) -> int | None:
     scores = np.full((len(lags), n), np.nan)
     for k, lag in enumerate(lags):
         scores[k, :n - lag] = _alike(feats, loud, lag)
-    usual = np.nanmean(np.where(np.isnan(scores), np.nan, scores), axis=0) if n else scores
+    counted = np.count_nonzero(~np.isnan(scores), axis=0)
+    usual = np.nansum(scores, axis=0) / np.maximum(counted, 1)  # each frame's match at every distance
     candidates = []  # (period, frames covered, copies, how alike)
     for k, lag in enumerate(lags):
         score = scores[k, :n - lag]

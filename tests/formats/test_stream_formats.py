@@ -218,7 +218,7 @@ def test_subtitles_read_in_pieces_are_judged_as_read_whole(tmp_path, monkeypatch
     """Texts packed (model.Packed) give the findings and metrics of texts in a list, on
     whole streams, on windows, and where grapheme clusters send windows back to the whole."""
     import degen
-    from degen.detect import windowed
+    from degen.detect import windows as windowed
     from degen.model import Packed
     rng = random.Random(seed)
     text = _srt(rng, 150)

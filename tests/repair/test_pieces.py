@@ -173,7 +173,7 @@ def test_pieces_alone_do_not_confirm_their_own_count(tmp_path):
     assert outcome.status == "unresolved" and outcome.placed is None
     assert " ".join(s.text for s in result.transcript).lower().count("wait") == 112  # kept as it was
     first = outcome.attempts[0].to_dict()
-    assert first["pieces"] and "confirmed by" in first["pieces_named"] and not first["accepted"]
+    assert first["pieces"] and "said by 10 of 10 pieces" in first["pieces_named"] and not first["accepted"]
     best = result.to_dict()["evidence"][0]
     assert best["best_attempt"] == 1 and 9 <= best["best_text"].lower().count("wait") <= 11
     assert result.seconds_decoded <= result.audio_seconds + 1e-6  # the decode budget holds
