@@ -18,12 +18,18 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# A .venv made before the distribution was renamed degen-asr still holds "degen": removed
+# first, so that one distribution owns the degen command.
+UNRENAMED := $(BIN)/python -m pip uninstall --quiet --yes degen 2>/dev/null || true
+
 $(BASE): pyproject.toml | $(BIN)/python
+	@$(UNRENAMED)
 	$(BIN)/python -m pip install --quiet -e .
 	rm -f $(VENV)/.installed-base-* && touch $@
 
 # The full install holds everything the base one does: mark both done.
 $(FULL): pyproject.toml | $(BIN)/python
+	@$(UNRENAMED)
 	$(BIN)/python -m pip install --quiet -e '.[test,asr,ray,datasets]'
 	rm -f $(VENV)/.installed-full-* $(VENV)/.installed-base-* && touch $@ $(BASE)
 

@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=0, help="pool size (0: every core)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--ray", action="store_true", help="also time Ray Data (needs degen[ray])")
+    parser.add_argument("--ray", action="store_true", help="also time Ray Data (needs degen-asr[ray])")
     args = parser.parse_args()
     jobs = batch.resolve_jobs(args.jobs)
     with tempfile.TemporaryDirectory(prefix="degen-archive-") as tmp:

@@ -173,7 +173,7 @@ def run_case(decoder, case: Case, seed: int) -> dict[str, Row]:
     segments = [(s.start, s.end, s.text.strip()) if hasattr(s, "text") else s[:3] for s in found]
     markup = "".join(f"[{a:.2f}][S01]{t}[{b:.2f}]" for a, b, t in segments)
     verdict = verdict_of(case, before, " ".join(t for _, _, t in segments),
-                         loop_counts(degen.read(markup)) if markup else [])
+                         loop_counts(degen.read_text(markup)) if markup else [])
     out["whisper fallback"] = Row(case, seed, verdict, decoded, time.perf_counter() - start, True)
     return out
 

@@ -80,8 +80,8 @@ def peak_rss(path: Path) -> tuple[int, float]:
 
 PHASES = '''
 import resource, sys
-import degen, degen.detect as detect
-from degen.detect import windowed
+import degen
+from degen.detect import engine
 def mark(name):
     rss = int(open("/proc/self/statm").read().split()[1]) * 4096
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -93,8 +93,8 @@ def wrap(owner, name):
         mark("after " + name)
         return out
     setattr(owner, name, timed)
-for owner, name in [(windowed, "stream_loops"), (detect, "segment_findings"), (detect, "hallucination_findings"),
-                    (detect, "window_ratios")]:
+for owner, name in [(engine, "stream_loops"), (engine, "segment_findings"), (engine, "hallucination_findings"),
+                    (engine, "window_ratios")]:
     wrap(owner, name)
 mark("start")
 t = degen.read(sys.argv[1]); mark("after read")

@@ -183,16 +183,16 @@ PHASES = {  # (module, class or "") -> functions timed by --phases, as the calle
     ("degen.formats.jsonl", ""): ("manifest_rows", "_load"),
     ("degen.formats.jsonl_columns", ""): ("read",),
     # window_ratios may hand back a lazy iterator, whose compression then runs inside
-    # _highest_and_over: both are listed, and a name a tree lacks is skipped.
-    ("degen.detect", ""): ("build_streams", "find_runs", "loop_findings", "segment_findings", "echo_findings",
-                           "hallucination_findings", "timing_findings", "window_ratios", "_highest_and_over",
-                           "max_repetition"),
+    # highest_and_over: both are listed, and a name a tree lacks is skipped.
+    ("degen.detect.windows", ""): ("build_streams", "find_runs", "loop_findings", "max_repetition"),
+    ("degen.detect.engine", ""): ("segment_findings", "echo_findings", "hallucination_findings", "timing_findings",
+                                  "window_ratios", "highest_and_over"),
     ("degen.detect.tokens", "Stream"): ("subset",),
 }
 
 
 def phases(text, repeats: int) -> None:
-    """CPU ms per phase of ``degen.scan(text)`` (text or a path), mean of ``repeats`` scans."""
+    """CPU ms per phase of one scan of ``text`` (the text, or a Path), mean of ``repeats`` scans."""
     import collections
     import importlib
     spent: collections.Counter = collections.Counter()
@@ -217,7 +217,7 @@ def phases(text, repeats: int) -> None:
             if hasattr(owner, name):
                 timer(owner, name)
     try:
-        total = sum(timed(lambda: degen.scan(text), repeats))
+        total = sum(timed(lambda: scanner(text)(text), repeats))
     finally:
         for owner, name, inner in saved:
             setattr(owner, name, inner)
@@ -246,33 +246,38 @@ def main() -> None:
             path.write_bytes(as_manifest(data))
             # degen refuses inputs over 256 MB unless told otherwise (a 300-hour manifest)
             os.environ.setdefault("DEGEN_MAX_INPUT_MB", str(int(path.stat().st_size / 1e6) + 100))
-            measure(args, path.read_bytes(), str(path), parse_lines, ratio_floor_lines)
+            measure(args, path.read_bytes(), path, parse_lines, ratio_floor_lines)
         return
     measure(args, data, data.decode(), parse, ratio_floor)
 
 
-def measure(args, data: bytes, source: str, parse, floor) -> None:
+def scanner(source):
+    """``degen.scan`` for a file (a Path), ``degen.scan_text`` for the text itself."""
+    return degen.scan if isinstance(source, Path) else degen.scan_text
+
+
+def measure(args, data: bytes, source: "str | Path", parse, floor) -> None:
     """Scan ``source`` (the transcript's text, or a file holding ``data``) against
     ``parse(data)`` and the baseline, and print the figures."""
     mb = len(data) / 1e6
-    text = source
-    transcript = degen.read(text)
+    text, scan = source, scanner(source)
+    transcript = degen.read(text) if isinstance(text, Path) else degen.read_text(text)
     words = [w for s in transcript for w in s.text.split()] + [c for s in transcript for c in s.text if "\u4e00" <= c]
 
     # Interleaved, so that noise from other processes hits scan and parse alike.
     t_scan, t_json, t_floor, wall = [], [], [], []
     for _ in range(args.repeats):
         started = time.perf_counter()
-        t_scan += timed(lambda: degen.scan(text), 1)
+        t_scan += timed(lambda: scan(text), 1)
         wall.append(time.perf_counter() - started)
         t_json += timed(lambda: parse(data), 1)
         t_floor += timed(lambda: floor(data), 1)
     ratios = sorted(s / j for s, j in zip(t_scan, t_json))
     t_detect = best_of(lambda: degen.analyze(transcript), args.repeats)
     t_base = best_of(lambda: remove_repetition_baseline(words), 1)
-    report = degen.scan(text)
+    report = scan(text)
     figures = floor(data)
-    same = figures == (report.metrics.max_compression_ratio, report.metrics.segments_over_compression)
+    same = figures == (report.metrics.max_compression_ratio, report.metrics.windows_over_compression_ratio)
     scan_best = min(t_scan)
     print(f"transcript: {args.hours:g} h, {len(transcript)} segments, {mb:.1f} MB of {args.format}, seed {args.seed}, "
           f"{len(report.flagged)} loops flagged; {args.repeats} repeats, one core")

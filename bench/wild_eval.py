@@ -149,13 +149,14 @@ def held_out_lexicon(corpus: Path, path: Path | None):
 
 # ---- a manifest, row by row ---------------------------------------------------------
 
-def _flagged_rows(findings, rank) -> tuple[set[int], set[int]]:
+def _flagged_rows(findings) -> tuple[set[int], set[int]]:
+    from degen.detect.finding import Severity
     any_rows, above_low = set(), set()
     for f in findings:
         first, last = f.segments
         rows = set(range(first, last + 1))
         any_rows |= rows
-        if rank[f.severity] > rank["low"]:
+        if f.severity.rank > Severity.LOW.rank:
             above_low |= rows
     return any_rows, above_low
 
@@ -164,14 +165,13 @@ def evaluate_manifest(path: Path, rules=None) -> dict:
     """Rows of a NeMo-style manifest that degen flags (any severity, and above `low`), the
     rows it flags when each row's text is scanned alone as a plain-text file (what a user
     who splits the manifest sees), and the rows each rule flags as an utterance of its own."""
-    from degen.detect.finding import SEVERITY_RANK
     rules = RULES if rules is None else rules
     transcript = degen.read(path)
-    any_rows, above_low = _flagged_rows(degen.scan(transcript).findings, SEVERITY_RANK)
+    any_rows, above_low = _flagged_rows(degen.scan(transcript).findings)
     texts = [s.text for s in transcript]
     alone_any, alone_above = set(), set()
     for i, text in enumerate(texts):
-        a, b = _flagged_rows(degen.scan(text, format="text").findings, SEVERITY_RANK)
+        a, b = _flagged_rows(degen.scan_text(text, format="text").findings)
         alone_any |= {i} if a else set()
         alone_above |= {i} if b else set()
     flagged = {name: [i for i, t in enumerate(texts) if rule(Doc([t], None))] for name, rule in rules.items()}

@@ -129,8 +129,23 @@ class CapacityPlan:
     measured: str | None
     notes: tuple[str, ...]
 
+    @property
+    def spare(self) -> float | None:
+        """The share of the KV pool left over once the recording and its output cap are in."""
+        if self.audio_tokens is None:
+            return None
+        return self.kv_capacity / (self.audio_tokens + self.max_new_tokens) - 1
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Why these settings do not serve the recording (empty when they do): ``degen plan``
+        exits 1 for any, as ``degen scan`` does for a finding."""
+        checks = (("oom_risk", self.oom_risk), ("does_not_fit", self.fits is False),
+                  ("output_cut", bool(self.output_cut)), ("no_room_for_audio", self.longest_audio_minutes <= 0))
+        return tuple(name for name, bad in checks if bad)
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "problems": list(self.problems)}
 
 
 def largest_safe_fraction(spec: ModelSpec, gpu_mem_gib: float) -> float:
@@ -142,10 +157,10 @@ def largest_safe_fraction(spec: ModelSpec, gpu_mem_gib: float) -> float:
     return max([estimate, *seen])
 
 
-def fraction_for(spec: ModelSpec, gpu_mem_gib: float, tokens: int) -> float:
-    """The smallest fraction (in steps of 0.05) whose pool holds ``tokens`` with 10% headroom."""
+def fraction_for(spec: ModelSpec, gpu_mem_gib: float, tokens: int, step: float = 0.05) -> float:
+    """The smallest fraction (in steps of ``step``) whose pool holds ``tokens`` with 10% headroom."""
     need_gib = tokens * FIT_HEADROOM * spec.bytes_per_token / GIB + spec.weights_gib + spec.overhead_gib
-    return max(0.05, math.ceil(round(need_gib / gpu_mem_gib * 20, 9)) / 20)
+    return max(step, math.ceil(round(need_gib / gpu_mem_gib / step, 9)) * step)
 
 
 def recommend_fraction(spec: ModelSpec, gpu_mem_gib: float, audio_minutes: float | None,
@@ -158,23 +173,28 @@ def recommend_fraction(spec: ModelSpec, gpu_mem_gib: float, audio_minutes: float
     safe = largest_safe_fraction(spec, gpu_mem_gib)
     reference = min(_fraction_holding(spec, gpu_mem_gib, REFERENCE_MINUTES, max_new_tokens), safe)
     if not audio_minutes or audio_minutes <= REFERENCE_MINUTES:
-        wanted, minutes, notes = reference, REFERENCE_MINUTES, []
+        wanted, minutes = reference, REFERENCE_MINUTES
     else:
         wanted, minutes = _fraction_holding(spec, gpu_mem_gib, audio_minutes, max_new_tokens), audio_minutes
-        notes = [f"{audio_minutes:g} min is longer than the {REFERENCE_MINUTES} min the default "
-                 f"({reference:.2f}) holds: its pool needs {wanted:.2f}"] if wanted > reference else []
+    headroom = f"with {FIT_HEADROOM - 1:.0%} headroom"
+    if wanted > safe:  # steps of 0.05 overshoot: the largest safe fraction may hold it all the same
+        exact = _fraction_holding(spec, gpu_mem_gib, minutes, max_new_tokens, step=0.01)
+        wanted = safe if exact <= safe else exact
     if wanted <= safe:
-        return min(wanted, 0.95), notes
-    notes.append(f"holding {minutes:g} min needs fraction {wanted:.2f}, above {safe:.2f}, the largest clear of OOM: "
-                 f"recommending {safe:.2f}; for longer audio use a bigger card, split the audio or lower "
-                 f"max_new_tokens")
-    return safe, notes
+        longer = wanted > reference
+        return min(wanted, 0.95), [f"{audio_minutes:g} min is longer than the {REFERENCE_MINUTES} min the default "
+                                   f"({reference:.2f}) holds: holding it {headroom} needs {wanted:.2f}"] if longer else []
+    # One note, not two that disagree: the fraction recommended is the one checked below.
+    return safe, [f"holding {minutes:g} min {headroom} needs fraction {wanted:.2f}, above {safe:.2f}, the largest "
+                  f"clear of OOM: recommending {safe:.2f} (whether the recording fits it is on the fits line); for "
+                  f"more room use a bigger card, split the audio or lower max_new_tokens"]
 
 
-def _fraction_holding(spec: ModelSpec, gpu_mem_gib: float, minutes: float, max_new_tokens: int | None) -> float:
+def _fraction_holding(spec: ModelSpec, gpu_mem_gib: float, minutes: float, max_new_tokens: int | None,
+                      step: float = 0.05) -> float:
     seconds = minutes * 60
     cap = max_new_tokens or output_cap(math.ceil(spec.output_tokens_per_second * seconds))
-    return fraction_for(spec, gpu_mem_gib, math.ceil(spec.audio_tokens_per_second * seconds) + cap)
+    return fraction_for(spec, gpu_mem_gib, math.ceil(spec.audio_tokens_per_second * seconds) + cap, step)
 
 
 def output_cap(expected: int) -> int:
@@ -281,6 +301,14 @@ def _spec(model: str | ModelSpec, overrides: dict) -> ModelSpec:
     return replace(spec, **changes) if changes else spec
 
 
+def _fits(p: CapacityPlan) -> str:
+    if not p.fits:
+        return "NO"
+    spare = p.spare or 0.0
+    tight = f", under the {FIT_HEADROOM - 1:.0%} recommended" if spare < FIT_HEADROOM - 1 else ""
+    return f"yes, {spare:.1%} of the pool to spare{tight}"
+
+
 def render(p: CapacityPlan) -> str:
     """The plan for people. A recommended value is never at risk of OOM (recommendations
     stay clear of it), so "recommended" and "OOM risk" never label the same line."""
@@ -298,7 +326,7 @@ def render(p: CapacityPlan) -> str:
     if p.audio_minutes:
         lines += [f"  audio                 {p.audio_minutes:g} min = {p.audio_tokens:,} input tokens, "
                   f"~{p.expected_output_tokens:,} output tokens expected",
-                  f"  fits                  {'yes' if p.fits else 'NO'}; output cut: {'yes' if p.output_cut else 'no'}"]
+                  f"  fits                  {_fits(p)}; output cut: {'yes' if p.output_cut else 'no'}"]
     if p.measured:
         lines.append(f"  measured in the seed  {p.measured}")
     lines += [f"  note: {n}" for n in p.notes]

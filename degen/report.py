@@ -9,7 +9,7 @@ from typing import Sequence
 import orjson
 
 from .detect import Analysis, Finding
-from .detect.finding import SEVERITY_RANK
+from .detect.finding import Severity
 from .model import Span
 
 
@@ -67,8 +67,10 @@ class Metrics:
             utterances' own lengths added up.
         duration: the audio's length when known, else the transcript's last end time; of
             an utterance-per-line file, all its utterances' lengths added up.
-        max_compression_ratio / segments_over_compression: whisper's zlib signal, per
-            30 s window of text as whisper scores it (per segment without timing).
+        max_compression_ratio / windows_over_compression_ratio: whisper's zlib signal:
+            the highest ratio, and how many windows are over whisper's 2.4, per 30 s
+            window of text as whisper scores it (per segment without timing; per
+            utterance in an utterance-per-line file). Named as in the JSON.
     """
 
     segments: int
@@ -77,7 +79,7 @@ class Metrics:
     flagged_seconds: float
     duration: float | None
     max_compression_ratio: float
-    segments_over_compression: int
+    windows_over_compression_ratio: int
 
     @property
     def max_repetition_unit(self) -> str | None:
@@ -91,7 +93,7 @@ class Metrics:
             "flagged_seconds": round(self.flagged_seconds, 3),
             "duration": None if self.duration is None else round(self.duration, 3),
             "max_compression_ratio": round(self.max_compression_ratio, 2),
-            "windows_over_compression_ratio": self.segments_over_compression,
+            "windows_over_compression_ratio": self.windows_over_compression_ratio,
         }
 
 
@@ -100,7 +102,7 @@ class Report:
     """What ``degen.scan`` returns.
 
     >>> import degen
-    >>> r = degen.scan("[0.0][S01]" + "フ" * 170 + "[3.0]")
+    >>> r = degen.scan_text("[0.0][S01]" + "フ" * 170 + "[3.0]")
     >>> r.degenerate, r.metrics.max_repetition
     (True, Repetition(unit='フ', count=170))
     """
@@ -112,6 +114,10 @@ class Report:
     fail_on: str = "medium"
     advice: tuple[str, ...] = field(default=())
     skipped_lines: int | None = None  # lines a reader skipped as not transcript (log output ...)
+    # Of a manifest: for each finding, the line and audio_filepath of its utterance
+    # (``archive.places``); None for a transcript of one recording.
+    places: tuple[dict, ...] | None = None
+    independent: bool = False  # an utterance-per-line file: each segment its own recording
 
     @property
     def degenerate(self) -> bool:
@@ -123,11 +129,18 @@ class Report:
 
     def to_dict(self) -> dict:
         doc = {"file": utf8_safe(self.source), "format": self.format, "degenerate": self.degenerate,
-               "metrics": self.metrics.to_dict(), "findings": [f.to_dict() for f in self.findings],
+               "metrics": self.metrics.to_dict(), "findings": self._findings(),
                "advice": [utf8_safe(line) for line in self.advice]}
         if self.skipped_lines is not None:
             doc["skipped_lines"] = self.skipped_lines
         return doc
+
+    def _findings(self) -> list[dict]:
+        found = [f.to_dict() for f in self.findings]
+        if self.places is not None:
+            found = [{**doc, "line": where["line"], "audio_filepath": utf8_safe(where["audio_filepath"])
+                      if where["audio_filepath"] is not None else None} for doc, where in zip(found, self.places)]
+        return found
 
     def to_json(self) -> str:
         return orjson.dumps(self.to_dict()).decode()
@@ -145,20 +158,24 @@ def union_seconds(spans: list[Span]) -> float:
 
 def build_report(source: str, fmt: str, analysis: Analysis, duration: float | None, fail_on: str,
                  advice: tuple[str, ...] = (), skipped_lines: int | None = None,
-                 utterance_seconds: Sequence[float] | None = None) -> Report:
+                 utterance_seconds: Sequence[float] | None = None, independent: bool = False,
+                 places: tuple[dict, ...] | None = None) -> Report:
     """The report of ``analysis``; ``utterance_seconds``: each segment's length, for an
     utterance-per-line file, whose flagged time is its flagged utterances' lengths (a
-    union of spans that all start at 0 s would be the longest of them)."""
-    flagged = [f for f in analysis.findings if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    union of spans that all start at 0 s would be the longest of them). ``independent``:
+    each segment is its own recording, so two neighbours that say the same sentence are
+    no repeated segment (``consecutive_repeated_segments`` counts within a recording)."""
+    flagged = [f for f in analysis.findings if f.severity.rank >= Severity(fail_on).rank]
     if utterance_seconds is None:
         flagged_seconds = union_seconds([f.span for f in flagged if f.span is not None])
     else:
         indices = {i for f in flagged for i in range(f.segments[0], f.segments[1] + 1)}
         flagged_seconds = float(sum(utterance_seconds[i] for i in indices))
     worst = Repetition(analysis.max_repetition_unit, analysis.max_repetition)
-    metrics = Metrics(analysis.segments, analysis.consecutive_repeated_segments, worst, flagged_seconds,
+    repeated = 0 if independent else analysis.consecutive_repeated_segments
+    metrics = Metrics(analysis.segments, repeated, worst, flagged_seconds,
                       duration, analysis.max_compression_ratio, analysis.segments_over_compression)
-    return Report(source, fmt, analysis.findings, metrics, fail_on, advice, skipped_lines)
+    return Report(source, fmt, analysis.findings, metrics, fail_on, advice, skipped_lines, places, independent)
 
 
 def utf8_safe(text: str) -> str:

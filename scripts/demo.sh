@@ -24,3 +24,4 @@ echo "== degen scan out/fixed.json"
 "$BIN/degen" scan out/fixed.json --html out/scan.html
 echo
 echo "repaired transcript: out/fixed.json; every edit and attempt: out/fixed.json.degen.json"
+echo "to run degen yourself: source .venv/bin/activate (once per shell), then degen --help; or .venv/bin/degen"

@@ -315,7 +315,7 @@ def keep(take: Path, rid: str, recipe: dict, n: int, server_url: str, out: Path,
     sf.write(str(flac), samples, rate, format="FLAC", subtype="PCM_16")
     audio = Audio.open(flac)  # decoded from the committed bytes, as every later run reads them
     body = greedy(server_url, audio)
-    transcript = degen.read(body)
+    transcript = degen.read_text(body)
     found = loops_of(transcript)
     if not past_what_was_said(found, recipe):  # no loop, or speech that repeats heard as said
         flac.unlink()

@@ -35,6 +35,14 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True)
+def _whole_lines(monkeypatch):
+    """The terminal's width is the tests' own choice: the report of a command whose stdout
+    is not a terminal has whole lines unless COLUMNS says otherwise, and a COLUMNS set
+    where the tests run must not narrow them."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
@@ -74,3 +82,27 @@ def make_server(seed_samples):
     yield start
     for server in servers:
         server.stop()
+
+
+# Tests that take ten seconds or more on two shared cores (measured with --durations), marked
+# slow here beside the ones marked in their files: `make test` runs every test, and
+# `pytest -m "not slow"` is the quick check while working. Whole modules, then single tests.
+SLOW_MODULES = {"test_real_model.py", "test_loop_corpus.py"}
+SLOW_TESTS = {
+    "test_hugging_face_datasets_map", "test_ray_data_scan",
+    "test_every_fixture_segment_as_an_utterance_is_judged_as_alone",
+    "test_ctrl_c_stops_within_two_seconds_and_the_same_command_resumes", "test_killed_run_resumes_without_resending",
+    "test_unresolved_spans_keep_the_journal_and_the_next_run_sends_nothing_again",
+    "test_documents_read_the_same_in_pieces", "test_browser_test_fails_in_ci_without_a_browser",
+    "test_windows_of_independent_utterances_find_what_the_whole_streams_find",
+    "test_windows_find_what_the_whole_streams_find", "test_ten_hours_stay_small",
+    "test_neighbours_made_of_the_same_unit_never_change_a_verdict",
+    "test_sampled_answers_are_reproducible_under_concurrency", "test_the_same_findings_kept_in_the_same_order",
+    "test_columns_are_the_line_by_line_reader_s",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.name in SLOW_MODULES or item.originalname in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 import degen
 from degen.present.advice import advise
-from degen.capacity import MODELS, kv_capacity, plan
+from degen.capacity import FIT_HEADROOM, MODELS, kv_capacity, plan
 from degen.cli import main
 from degen.errors import ConfigError
 
@@ -87,8 +87,34 @@ def test_advice_with_gpu_memory_gives_numbers():
 def test_plan_command():
     result = CliRunner().invoke(main, ["plan", "--gpu-mem", "24", "--fraction", "0.8", "--json"])
     data = json.loads(result.output)
-    assert result.exit_code == 0 and data["oom_risk"] and round(data["kv_capacity"], -2) == 152600
+    assert data["oom_risk"] and round(data["kv_capacity"], -2) == 152600
+    assert result.exit_code == 1 and data["problems"] == ["oom_risk"]  # a problem found, as scan's 1
     assert "OOM" in CliRunner().invoke(main, ["plan", "--gpu-mem", "24", "--fraction", "0.8"]).output
+    fine = CliRunner().invoke(main, ["plan", "--gpu-mem", "24GB", "--audio-minutes", "60", "--json"])
+    assert fine.exit_code == 0 and json.loads(fine.output)["problems"] == []
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["--audio-minutes", "600"], "does_not_fit"), (["--audio-minutes", "90", "--max-new-tokens", "16384"], "output_cut"),
+])
+def test_plan_exits_1_when_the_settings_do_not_hold_the_recording(args, problem):
+    result = CliRunner().invoke(main, ["plan", "--gpu-mem", "24", "--json", *args])
+    assert result.exit_code == 1 and problem in json.loads(result.output)["problems"]
+
+
+@pytest.mark.parametrize("gpu", [16, 24, 40, 80])
+def test_what_a_note_says_is_needed_agrees_with_the_fits_line(gpu):
+    """At 24 GiB and 90 min the plan said "fits yes" at 0.73, then that 90 min "needs 0.80":
+    a note that a longer recording needs more than is recommended is given only when the
+    recommendation leaves less than the headroom it asks for (or fits only by cutting the output)."""
+    for minutes in range(61, 241, 3):
+        p = plan(gpu, audio_minutes=minutes)
+        above = [n for n in p.notes if "above" in n and "largest clear of OOM" in n]
+        if above:
+            # the need counts the whole output cap; a plan that fits by a smaller cap cuts the output
+            assert not p.fits or p.spare < FIT_HEADROOM - 1 or p.output_cut, (minutes, p.spare, above)
+        elif p.fits:
+            assert p.spare >= FIT_HEADROOM - 1 or p.max_new_tokens_recommended, (minutes, p.spare)
 
 
 def test_16_gib_recommends_the_seeds_measured_080_without_an_oom_label():
@@ -108,8 +134,11 @@ def test_24_gib_gives_one_answer_up_to_60_minutes(minutes):
 
 def test_longer_audio_changes_the_answer_and_says_why():
     p = plan(24, audio_minutes=90)
-    assert p.fraction > 0.55 and any("90 min is longer than the 60 min" in n for n in p.notes)
+    assert p.fraction > 0.55 and any("holding 90 min with 10% headroom needs fraction 0.80" in n for n in p.notes)
     assert p.fits and not p.output_cut and not p.oom_risk
+    p = plan(24, audio_minutes=70)
+    assert p.fraction > 0.55 and any("70 min is longer than the 60 min" in n for n in p.notes)
+    assert p.spare >= 0.10
 
 
 @settings(max_examples=300, deadline=None)

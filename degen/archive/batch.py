@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ..detect import DEFAULT, DetectConfig
-from ..detect.finding import SEVERITY_RANK
+from ..detect.finding import Severity
 from ..errors import ConfigError, DegenError
 from ..present.terminal import plural
 from ..report import Report, utf8_safe
@@ -24,7 +24,7 @@ from .pool import PoolBroken, Workers, resolve_jobs
 
 # What a directory walk picks up (the formats' usual extensions); `--format` does not widen
 # it, since a folder of audio or logs next to the transcripts is the common case.
-KNOWN_EXTENSIONS = (".json", ".srt", ".vtt", ".txt")
+KNOWN_EXTENSIONS = (".json", ".jsonl", ".ndjson", ".srt", ".vtt", ".txt", ".tsv", ".csv", ".lrc")
 # Files degen writes itself next to a transcript (fix reports, journals, filter progress): never scanned.
 OWN_OUTPUTS = (".degen.json", ".degen-journal.jsonl", ".degen-progress.json")
 
@@ -55,12 +55,14 @@ class Result:
         return {"file": utf8_safe(self.path), "error": utf8_safe(self.error or "")}
 
 
-def expand(inputs: Iterable[str]) -> list[str]:
+def expand(inputs: Iterable[str], exclude: Iterable[str] = ()) -> list[str]:
     """Files to scan, in a stable order: a directory is walked (known extensions, hidden
     entries skipped, sorted), a glob is expanded (directories it matches are walked too),
     anything else is taken as a file (a missing one fails later, with its own error). A
     file that a glob or walk finds again (a link such as 'up -> ..', a folder next to one
     of its files) is kept once, where it first came; a file named is always scanned.
+    ``exclude``: files a walk or glob leaves out (``--output``'s reports, written into the
+    folder scanned, are no transcript).
 
     Raises:
         ConfigError: a glob matches nothing, or a directory holds no transcript.
@@ -80,7 +82,8 @@ def expand(inputs: Iterable[str]) -> list[str]:
             paths.extend((path, False) for path in found)
         else:
             paths.append((item, True))
-    return _first_of_each(paths)
+    skip = {os.path.realpath(path) for path in exclude}
+    return _first_of_each([(path, named) for path, named in paths if named or os.path.realpath(path) not in skip])
 
 
 def _first_of_each(paths: list[tuple[str, bool]]) -> list[str]:
@@ -205,8 +208,8 @@ class Summary:
         if degenerate:
             self.degenerate += 1
             self.degenerate_by_format[fmt] += 1
-        rank = SEVERITY_RANK[self.fail_on]
-        self.by_kind.update(kind for kind, severity in findings if SEVERITY_RANK[severity] >= rank)
+        rank = Severity(self.fail_on).rank
+        self.by_kind.update(str(kind) for kind, severity in findings if Severity(severity).rank >= rank)
 
     def to_dict(self) -> dict:
         return {"files": self.files, "clean": self.files - self.degenerate - self.errors,
@@ -244,8 +247,15 @@ def exit_code(summary: Summary) -> int:
     return 2 if summary.errors else (1 if summary.degenerate else 0)
 
 
+def advice_lines(advice) -> list[str]:
+    """Advice as the library's text report prints it (``present.text.advice_lines``)."""
+    from ..present.text import advice_lines as lines
+    return lines(advice, None)
+
+
 def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, render: Callable[[Report], str],
-        out: Callable[[str], None], err: Callable[[str], None], verbose: bool = False, quiet: bool = False) -> int:
+        out: Callable[[str], None], err: Callable[[str], None], verbose: bool = False, quiet: bool = False,
+        advice_lines: Callable = advice_lines) -> int:
     """Scan ``paths`` and print as it goes; returns the exit code.
 
     Per file, in input order: a JSON line (``as_json``) or ``render(report)`` on ``out``;
@@ -266,8 +276,8 @@ def run(paths: list[str], settings: Settings, *, jobs: int, as_json: bool, rende
         elif result.report:
             advice.update(dict.fromkeys(generic_advice(line, result.path, several) for line in result.report.advice))
             out(render(dataclasses.replace(result.report, advice=())))
-    for line in () if quiet else advice:
-        out(f"  advice: {line}")
+    for line in () if quiet else advice_lines(advice):
+        out(line)
     if several:
         err(orjson.dumps({"summary": summary.to_dict()}).decode() if as_json else summary.line())
     return exit_code(summary)

@@ -75,11 +75,16 @@ def _row(raw: bytes, number: int, text_field: str | None) -> tuple[dict, str] | 
 
 def _flagged(row: dict, degen: dict, raw: bytes) -> bytes:
     exact = _exact(row, raw)
-    if exact is not None:  # integers orjson cannot hold: written by the standard library
-        import json
-        return (json.dumps({**exact, "degen": degen}, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-    row = {**row, "degen": degen}  # a "degen" field already there is replaced
-    return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+    try:
+        if exact is not None:  # integers orjson cannot hold: written by the standard library
+            import json
+            return (json.dumps({**exact, "degen": degen}, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        row = {**row, "degen": degen}  # a "degen" field already there is replaced
+        return orjson.dumps(row, option=orjson.OPT_APPEND_NEWLINE)
+    except (orjson.JSONEncodeError, RecursionError, ValueError):
+        # Nested deeper than a writer goes (orjson: 254 levels; the object one level more
+        # with the verdict in it): the verdict, with the line as it was beside it.
+        return _beside(raw, degen)
 
 
 _LONG_NUMBER = re.compile(rb"\d{19}")  # past 64 bits an integer has at least 19 digits
@@ -100,13 +105,18 @@ def _exact(row: dict, raw: bytes) -> dict | None:
 
 def _unreadable(raw: bytes, number: int, problem: str) -> bytes:
     """A line that is not a JSON object: kept whole, as text, beside the error."""
+    return _beside(raw, {"degenerate": None, "error": f"line {number}: {problem}"})
+
+
+def _beside(raw: bytes, degen: dict) -> bytes:
+    """``{"degen": {...degen, "raw": the line}}``: the line kept whole, as text (or its
+    bytes in base64 when it is not even UTF-8), beside what degen says of it."""
     body = raw[:-1] if raw.endswith(b"\n") else raw
     try:
         kept = {"raw": body.decode("utf-8")}
     except UnicodeDecodeError:  # not even text: keep the bytes exactly
         kept = {"raw_base64": base64.b64encode(body).decode("ascii")}
-    return orjson.dumps({"degen": {"degenerate": None, "error": f"line {number}: {problem}", **kept}},
-                        option=orjson.OPT_APPEND_NEWLINE)
+    return orjson.dumps({"degen": {**degen, **kept}}, option=orjson.OPT_APPEND_NEWLINE)
 
 
 @dataclass

@@ -33,9 +33,30 @@ def resolve_jobs(jobs: int) -> int:
         return os.cpu_count() or 1
 
 
-def quiet_worker() -> None:
+def quiet_worker(parent: int | None = None) -> None:
+    """A worker's set-up: Ctrl-C is the parent's to handle, and the worker dies with its
+    parent. After ``kill -9`` of ``degen scan --jobs 2 -o`` its workers went on scanning
+    for seconds (until they next wrote to the pipe the parent no longer read)."""
     import signal  # here: only pool workers need it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
+
+
+def _die_with_parent(parent: int | None) -> None:
+    """Ask Linux to kill this process when its parent dies (a worker holds nothing to save:
+    the parent writes every result); then check that the parent did not die already."""
+    import signal
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the pool's own pipes end the worker later
+        return
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 class Workers:
@@ -49,7 +70,7 @@ class Workers:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context(),
-                                             initializer=quiet_worker)
+                                             initializer=quiet_worker, initargs=(os.getpid(),))
 
     def map(self, fn: Callable[[T], R], items: Iterable[T], chunksize: int = 1) -> Iterator[R]:
         """``fn`` of each item, in order, as they complete.

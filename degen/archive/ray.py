@@ -1,4 +1,5 @@
-"""Ray Data: scan a dataset's text column on every CPU of a cluster (``degen[ray]``).
+"""Ray Data: scan a dataset's text column on every CPU of a cluster
+(``pip install 'degen-asr[ray]'``).
 
     >>> import ray, degen.ray                                       # doctest: +SKIP
     >>> ds = ray.data.read_json("s3://bucket/manifests/")            # doctest: +SKIP

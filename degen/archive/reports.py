@@ -87,9 +87,10 @@ class Journal:
 
 def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, err: Callable[[str], None],
         out: Callable[[str], None], verbose: bool = False, quiet: bool = False,
-        progress: Callable[[int], None] | None = None) -> int:
+        progress: Callable[[int], None] | None = None, advice_lines=batch.advice_lines) -> int:
     """Scan ``paths`` into ``output`` (see the module's docstring); returns the exit code.
-    Errors go to ``err`` as they come; advice (once, naming FILE) and the summary at the end.
+    Errors go to ``err`` as they come; advice (once, naming FILE, as ``advice_lines``
+    renders it) and the summary at the end.
     ``progress(n)``: called first with the number of files to scan this run, then with 1
     after each."""
     if str(output) == "-" or (output.exists() and not output.is_file()):  # stdout, /dev/null, a FIFO
@@ -120,8 +121,8 @@ def run(paths: list[str], settings: batch.Settings, output: Path, *, jobs: int, 
         summary.add_report(doc)
     _write_in_order(output, journal_file, [entries[keys[p]] for p in paths])
     journal_file.unlink()
-    for line in () if quiet else advice:
-        out(f"  advice: {line}")
+    for line in () if quiet else advice_lines(advice):
+        out(line)
     resumed = f"; {len(reused)} reused from an earlier run" if reused else ""
     err(f"{summary.line()}{resumed}; reports in {output}")
     return batch.exit_code(summary)

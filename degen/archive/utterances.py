@@ -26,7 +26,6 @@ import unicodedata
 from typing import Sequence
 
 from ..detect import DEFAULT, DetectConfig, analyze
-from ..detect.finding import SEVERITY_RANK
 from ..model import Segment, Span, Transcript
 from ..report import Report
 
@@ -51,7 +50,7 @@ def worst_severity(report: Report) -> str | None:
 
 
 def worst_of(findings) -> str | None:
-    return max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__, default=None)
+    return max((f.severity for f in findings), key=lambda severity: severity.rank, default=None)
 
 
 def verdict(report: Report) -> dict:

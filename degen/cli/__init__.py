@@ -28,6 +28,7 @@ from .. import __version__
 from ..errors import DegenError, ServerRejected
 from ..present.terminal import safe
 from .common import EXIT_BUG, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_PIPE, verbosity
+from .help import Group
 from .planning import plan_command
 from .repairing import fix
 from .scanning import filter_command, scan
@@ -41,7 +42,7 @@ _CLICK_FLOW = (click.exceptions.ClickException, click.exceptions.Exit, click.exc
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-class _Group(click.Group):
+class _Group(Group):
     """The one boundary where errors become a line on stderr and an exit code: degen's
     own errors keep theirs, an untranslated OS error is bad input or output (2), and
     anything else is a bug (4), never 1, which means "degenerate"."""
@@ -86,6 +87,15 @@ def _flag_hint(exc: DegenError) -> str:
     return ""
 
 
+_Group.examples = (
+    ("degen scan out.json", "Find the loops in a transcript (exit 1 when it has any)."),
+    ("degen fix out.json --audio meeting.wav --server http://gpu-box:8000",
+     "Re-decode only the flagged spans; out.fixed.json is the repaired transcript."),
+    ("degen -v scan out.json", "Global options (-v, -q) go before the command."),
+    ("degen COMMAND --help", "Each command's options and examples."),
+)
+
+
 def _fail(ctx, message: str, code: int):
     click.secho(f"degen: error: {safe(message)}", fg="red", err=True)
     ctx.exit(code)
@@ -99,9 +109,9 @@ def _fail(ctx, message: str, code: int):
 def main(ctx, quiet, verbose):
     """Find and repair repetition loops in speech-recognition transcripts.
 
-    Exit codes: 0 clean or repaired, 1 degenerate or unresolved, 2 bad input, arguments
-    or output path, 3 server unreachable, 4 internal error (a bug), 130 interrupted.
-    NO_COLOR turns colour off.
+    Exit codes: 0 clean or repaired, 1 degenerate, unresolved or (plan) does not fit, 2
+    bad input, arguments or output path, 3 server unreachable, 4 internal error (a bug),
+    130 interrupted. NO_COLOR turns colour off.
     """
     if quiet and verbose:
         raise click.UsageError("-q and -v contradict each other; give one")

@@ -24,6 +24,28 @@ def verbosity() -> int:
     return 1 if params.get("verbose") else -1 if params.get("quiet") else 0
 
 
+# capacity.MAX_GPU_GIB, kept literal: importing capacity here would load it for every command
+# (tests/cli/test_cli_fuzz.py holds the two equal).
+MAX_GPU_GIB = 100_000
+
+
+# Narrower than this, a table cannot show even its columns that are never cut.
+MIN_WIDTH = 20
+
+
+def terminal_width() -> int | None:
+    """Columns the report is fitted to: ``COLUMNS`` when set, else the terminal's; None
+    when stdout is no terminal (a file or a pipe gets whole lines, for grep and tools)."""
+    import shutil
+    import sys
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return max(MIN_WIDTH, int(columns))
+    if not sys.stdout.isatty():
+        return None
+    return max(MIN_WIDTH, shutil.get_terminal_size().columns)
+
+
 def style(text: str, **kw) -> str:
     return text if os.environ.get("NO_COLOR") else click.style(text, **kw)
 
@@ -58,21 +80,44 @@ class _Severities(click.Choice):
 LEXICON_MAX_BYTES = 64 * 2 ** 20
 
 
+# The options threshold_options adds, by parameter name (their own group in every help).
+THRESHOLD_NAMES = ("min_repeats", "min_repeats_short", "min_repeats_evidence", "min_segment_repeats", "max_period",
+                   "max_cjk_rate", "max_word_rate", "fail_on", "lexicon")
+
+
+# The aliases --format's help names (every alias works; formats.ALIASES has them all).
+_USUAL = ("json", "whisper", "nemo", "txt", "webvtt")
+
+
+class FormatOption(click.Option):
+    """``--format NAME``, its help listing the names: read from the format registry when
+    the help is shown (so ``degen --help`` does not load the readers)."""
+
+    def get_help_record(self, ctx):
+        from ..formats import ALIASES, REGISTRY
+        self.help = (f"Input format, sniffed from the content when omitted: {', '.join(REGISTRY)} "
+                     f"(or a usual name: {', '.join(sorted(k for k in ALIASES if k in _USUAL))}).")
+        return super().get_help_record(ctx)
+
+
+def format_option(func):
+    return click.option("--format", "fmt", cls=FormatOption, metavar="NAME")(func)
+
+
 def threshold_options(func):
     """Detection thresholds, shared by scan, filter and fix (defaults in degen.detect.config)."""
     options = [
-        click.option("--min-repeats", type=click.IntRange(2), help="Copies of a unit of 4+ graphemes that make a loop [8]."),
-        click.option("--min-repeats-short", type=click.IntRange(2), help="Copies of a unit of 1-3 graphemes [16]."),
-        click.option("--min-repeats-evidence", type=click.IntRange(2), help="Copies that make a loop when timing agrees [4]."),
-        click.option("--min-segment-repeats", type=click.IntRange(2), help="Identical consecutive segments of one speaker [5]."),
-        click.option("--max-period", type=click.IntRange(1, 512), help="Longest unit searched, in tokens [64]."),
-        click.option("--max-cjk-rate", type=Finite(0, min_open=True), help="CJK graphemes per second speech can hold [12]."),
-        click.option("--max-word-rate", type=Finite(0, min_open=True), help="Words per second speech can hold [7]."),
+        click.option("--min-repeats", type=click.IntRange(2), metavar="N", help="Copies of a unit of 4+ graphemes that make a loop [8]."),
+        click.option("--min-repeats-short", type=click.IntRange(2), metavar="N", help="Copies of a unit of 1-3 graphemes [16]."),
+        click.option("--min-repeats-evidence", type=click.IntRange(2), metavar="N", help="Copies that make a loop when timing agrees [4]."),
+        click.option("--min-segment-repeats", type=click.IntRange(2), metavar="N", help="Identical consecutive segments of one speaker [5]."),
+        click.option("--max-period", type=click.IntRange(1, 512), metavar="N", help="Longest unit searched, in tokens [64]."),
+        click.option("--max-cjk-rate", type=Finite(0, min_open=True), metavar="R", help="CJK graphemes per second speech can hold [12]."),
+        click.option("--max-word-rate", type=Finite(0, min_open=True), metavar="R", help="Words per second speech can hold [7]."),
         click.option("--fail-on", type=_Severities(), default="medium", show_default=True,
                      help="Lowest severity that counts as degenerate."),
         click.option("--lexicon", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
-                     help="Hallucination lexicon to use instead of the packaged one "
-                          "(lang<TAB>phrase<TAB>source_id rows, '# [source_id] ...' citations)."),
+                     help="Hallucination lexicon instead of the packaged one (TSV: lang, phrase, source_id)."),
     ]
     for option in reversed(options):
         func = option(func)

@@ -10,7 +10,8 @@ import click
 
 from ..errors import OutputError
 from ..present.terminal import plural, safe
-from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, threshold_options, verbosity
+from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, format_option, threshold_options, verbosity
+from .help import Command
 
 
 def _default_out(path: Path) -> Path:
@@ -23,56 +24,73 @@ MAX_TIMEOUT = 86_400.0
 
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
 # every command's --help; tests/repair/test_pieces.py holds the two equal).
-DEFAULT_SCHEDULE = "0.1+pieces,0.1,0.1/p1.1,0.4/p1.1,0.7,0.7+c4"
+DEFAULT_SCHEDULE = "0.1+pieces,0.1/p1.1,0.7,0.4/p1.1,0.1,0.7+c4"
 # repair.servers.KINDS as text, for the same reason (tests/repair/test_servers.py holds them equal).
 SERVER_KINDS = ("sglang-omni-moss", "sglang-omni-whisper", "vllm", "faster-whisper-server", "speaches", "whisper.cpp",
                 "openai", "unknown")
 
 
-@click.command()
+FIX_EXAMPLES = (
+    ("degen fix out.json --audio meeting.wav --server http://gpu-box:8000",
+     "Repair out.json into out.fixed.json; every edit and attempt in out.fixed.json.degen.json."),
+    ("degen fix out.json --audio meeting.wav --dry-run", "The plan: each span and the audio it would send."),
+    ("degen fix out.json --audio meeting.wav --server URL1 --server URL2 --in-place",
+     "Spans spread over two servers; out.json overwritten, kept as out.json.orig."),
+    ("DEGEN_API_KEY=... degen fix out.json --audio a.wav --server https://host/v1",
+     "A server that needs a key (--model NAME when it needs a model id too)."),
+)
+
+
+@click.command(cls=Command, short_help="Re-decode only the flagged spans on a live server and splice them back.",
+               groups=(("Input and output", ("audio_path", "fmt", "out_path", "in_place", "report_path",
+                                             "journal_path", "html_path", "dry_run")),
+                       ("Server", ("servers", "model", "server_kind", "api_key", "timeout", "concurrency")),
+                       ("Decoding", ("schedule", "repetition_penalty", "anchor_seconds", "vad", "language",
+                                     "accept_best", "max_decoded")),
+                       ("Spans", ("pad", "max_span"))),
+               examples=FIX_EXAMPLES)
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--audio", "audio_path", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The audio the transcript was made from (WAV, FLAC, OGG, MP3).")
+              metavar="FILE", help="The audio the transcript was made from (WAV, FLAC, OGG, MP3).")
 @click.option("--server", "servers", multiple=True, metavar="URL",
-              help="Transcription server base URL; give several to spread spans over them.")
-@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the repaired transcript [INPUT.fixed.EXT].")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Server base URL (http://host:8000 or .../v1); several spread the spans.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="The repaired transcript [INPUT.fixed.EXT].")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Edits and attempts as JSON [OUT.degen.json].")
-@click.option("--model", help="Model id to send (only when the server needs one).")
+@click.option("--model", metavar="NAME", help="Model id to send (only when the server needs one).")
 @click.option("--server-kind", type=click.Choice(("auto",) + SERVER_KINDS), default="auto", show_default=True,
               help="What the server is, when it cannot be told from what it says about itself (docs/servers.md).")
-@click.option("--api-key", envvar="DEGEN_API_KEY", help="Bearer token (or DEGEN_API_KEY); never printed.")
-@click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True,
-              help="Decoding steps tried in order: TEMPERATURE[/pPENALTY][+cSECONDS of audio before the span]"
-                   "[+pieces: where the audio repeats a word, one request per copy].")
-@click.option("--repetition-penalty", type=Finite(0, 2, min_open=True),
-              help="Send this repetition_penalty with every step (where the server applies one: docs/servers.md).")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
-              help="Spans in flight at once (long audio peaked at 8 in the seed's measurements).")
-@click.option("--pad", type=Finite(0, 30), default=0.5, show_default=True,
-              help="Seconds of audio around a span (at most 30: one decoding window).")
-@click.option("--max-span", type=Finite(1), default=30.0, show_default=True,
-              help="Longest span sent, in seconds; longer ones split at segment boundaries.")
-@click.option("--anchor-seconds", type=Finite(0), default=15.0, show_default=True,
-              help="Clean speech on each side sent again when a loop hid who spoke (0: never).")
+@click.option("--api-key", envvar="DEGEN_API_KEY", metavar="KEY", help="Bearer token [DEGEN_API_KEY]; never printed.")
+@click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True, metavar="STEPS",
+              help="Decoding steps, in order: TEMPERATURE[/pPENALTY][+cSECONDS of context][+pieces].")
+@click.option("--repetition-penalty", type=Finite(0, 2, min_open=True), metavar="X",
+              help="Send this repetition_penalty with every step (where the server applies one).")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True, metavar="N",
+              help="Spans in flight at once.")
+@click.option("--pad", type=Finite(0, 30), default=0.5, show_default=True, metavar="S",
+              help="Seconds of audio around a span.")
+@click.option("--max-span", type=Finite(1), default=30.0, show_default=True, metavar="S",
+              help="Longest span sent; longer ones split at segment boundaries.")
+@click.option("--anchor-seconds", type=Finite(0), default=15.0, show_default=True, metavar="S",
+              help="Clean speech sent on each side when a loop hid who spoke (0: never).")
 @click.option("--vad", type=click.Choice(["energy", "silero"]), default="energy", show_default=True,
-              help="Voice activity detector the answers are judged against (silero needs faster-whisper).")
+              help="Voice detector the answers are judged by (silero needs faster-whisper).")
 @click.option("--language", metavar="CODE",
               help="The transcript's language (en, zh, de ...), sent with every request [the input's own field, "
                    "else read from its clean text].")
-@click.option("--max-decoded", type=Finite(0, 100, min_open=True), default=1.0, show_default=True,
+@click.option("--max-decoded", type=Finite(0, 100, min_open=True), default=1.0, show_default=True, metavar="SHARE",
               help="Audio a run may send, as a share of the file, every request counted.")
 @click.option("--accept-best", is_flag=True,
               help="Keep a span's best answer even when the evidence does not confirm it (still exit 1).")
-@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Attempt journal used to resume [OUT.degen-journal.jsonl].")
-@click.option("--timeout", type=Finite(1, MAX_TIMEOUT), default=300.0, show_default=True,
+@click.option("--journal", "journal_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Attempt journal an interrupted run resumes from [OUT.degen-journal.jsonl].")
+@click.option("--timeout", type=Finite(1, MAX_TIMEOUT), default=300.0, show_default=True, metavar="S",
               help="Seconds per request (at most a day).")
-@click.option("--in-place", is_flag=True, help="Overwrite INPUT (a copy is kept as INPUT.orig).")
+@click.option("--in-place", is_flag=True, help="Overwrite INPUT (kept as INPUT.orig).")
 @click.option("--dry-run", is_flag=True, help="Print the plan and send nothing.")
-@click.option("--format", "fmt", metavar="NAME", help="Input format; sniffed when omitted.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+@format_option
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
 def fix(input_path, audio_path, servers, out_path, report_path, model, server_kind, api_key, schedule,
@@ -88,7 +106,6 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, server_ki
     from .. import read
     from .. import scan as scan_one
     from ..repair.audio import Audio
-    from ..repair.client import HttpTranscriber
     from ..repair.journal import Journal, file_fingerprint, fingerprint
     from ..repair.fix import findings_to_repair
     from ..repair.plan import make_plan
@@ -102,8 +119,13 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, server_ki
                                  max_decoded=max_decoded, accept_best=accept_best)
     _refuse_stdio(input_path, dry_run, out=out_path, report=report_path, journal=journal_path, html=html_path)
     transcript = read(input_path, fmt)
+    from .. import check_repairable, coverage_warning
+    check_repairable(transcript, str(input_path))
     audio = Audio.open(audio_path)
     audio.check_covers(transcript.end)
+    warning = coverage_warning(transcript, audio.duration, str(audio_path))
+    if warning:
+        _warn(warning)
     if dry_run:
         report = scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path))
         findings, voice = findings_to_repair(transcript, audio, policy, report.flagged)
@@ -112,8 +134,9 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, server_ki
         sys.exit(EXIT_CLEAN)
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
-    transcribers = [HttpTranscriber(url, model=model, api_key=api_key, timeout=timeout, server_kind=server_kind)
-                    for url in servers]
+    from .. import reachable, transcribers_for
+    transcribers = transcribers_for(servers, model=model, api_key=api_key, timeout=timeout,
+                                   server_kind=None if server_kind == "auto" else server_kind)
     if in_place and out_path is not None:
         raise click.UsageError("--in-place writes INPUT itself; give --in-place or --out, not both")
     out_path = input_path if in_place else (out_path or _default_out(input_path))
@@ -122,8 +145,14 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, server_ki
     _check_outputs(out_path, report_path, journal_path, html_path,
                    input_path.with_name(input_path.name + ".orig") if in_place else None,
                    input_path, audio_path, in_place)
-    for t in transcribers:
-        t.check()  # exit 3 now, before any work, when a server is not there
+    if in_place and not _to_repair(transcript, audio, policy, config, input_path):
+        # Run again on what it repaired, --in-place would replace the repair's report with an
+        # empty one (and rewrite INPUT): nothing to do is nothing written, as ruff --fix does.
+        click.echo(safe(f"{input_path}: nothing flagged, nothing to repair; {input_path.name} and "
+                        f"{report_path.name} left as they are"))
+        sys.exit(EXIT_CLEAN)
+    # exit 3 now, before any work, when no server is there; one down of several is left out
+    transcribers = reachable(transcribers, warn=_warn)
     identity = fingerprint(input_path.read_bytes(), file_fingerprint(audio_path), repr(policy), str(pad),
                            str(max_span), repr(config), str(language))
     journal = Journal(journal_path, identity)
@@ -132,11 +161,23 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, server_ki
                           concurrency, journal, language)
     except KeyboardInterrupt:
         _interrupted(journal)
-    _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path)
+    written = _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path)
     if not result.unresolved:
         journal.finish()  # kept otherwise: the next run sends only what is missing
-    _print_summary(result, out_path, journal if result.unresolved else None)
+    _print_summary(result, out_path, journal if result.unresolved else None, written)
     sys.exit(EXIT_FOUND if result.unresolved or result.plan.unrepairable else EXIT_CLEAN)
+
+
+def _to_repair(transcript, audio, policy, config, input_path) -> list:
+    """What a run would repair (the flagged findings, and what the audio adds)."""
+    from .. import scan as scan_one
+    from ..repair.fix import findings_to_repair
+    report = scan_one(transcript, config, audio_duration=audio.duration, name=str(input_path))
+    return findings_to_repair(transcript, audio, policy, report.flagged)[0]
+
+
+def _warn(line: str) -> None:
+    click.secho(f"degen: warning: {safe(line)}", fg="yellow", err=True)
 
 
 def _refuse_stdio(input_path, dry_run, **outputs) -> None:
@@ -217,18 +258,24 @@ def _interrupted(journal) -> None:
     os._exit(130)
 
 
-def _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path):
+def _write_outputs(result, transcript, input_path, out_path, report_path, in_place, html_path) -> list[str]:
+    """Write the outputs; returns what was written, as the summary names it."""
     import orjson
     from .. import formats
     from ..io import printable, write_atomic
+    written = []
     if in_place:
-        _back_up(input_path)
+        written.append(f"{_back_up(input_path)} (the input as it was)")
     write_atomic(out_path, formats.dumps(result.transcript))
+    written.insert(0, f"{out_path} (the repaired transcript)")
     doc = {"input": printable(input_path), "output": printable(out_path), **result.to_dict()}
     write_atomic(report_path, orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    written.append(f"{report_path} (every edit and attempt)")
     if html_path:
         from ..present.html import render_fix
         write_atomic(html_path, render_fix(result, transcript, output=str(out_path)))
+        written.append(f"{html_path} (HTML report)")
+    return written
 
 
 def _back_up(input_path: Path) -> Path:
@@ -254,7 +301,7 @@ def _metrics_line(m) -> str:
             f"worst repetition {worst}")
 
 
-def _print_summary(result, out_path, kept_journal=None) -> None:
+def _print_summary(result, out_path, kept_journal=None, written=()) -> None:
     spans = len(result.plan.spans)
     repaired = sum(o.status == "repaired" for o in result.outcomes)
     unconfirmed = sum(o.status == "unconfirmed" for o in result.outcomes)
@@ -284,26 +331,33 @@ def _print_summary(result, out_path, kept_journal=None) -> None:
         click.echo(safe(f"  journal kept: {kept_journal.path} (the same command sends only what is missing)"))
     click.echo(safe(f"  before: {_metrics_line(result.before.metrics)}"))
     click.echo(safe(f"  after:  {_metrics_line(result.after.metrics)}"))
+    for line in written:
+        click.echo(safe(f"  wrote {line}"))
 
 
 def _print_plan(plan, transcript, audio, policy) -> None:
+    from ..present.terminal import clip, wrap
     from ..repair.fix import preview
+    from .common import terminal_width
+    columns = terminal_width()
     seen = preview(transcript, plan, audio, policy)
     total = audio.duration or 1.0
     first, anchored = seen.first_seconds, seen.anchored_seconds
     click.echo(f"plan: {plural(len(plan.spans), 'span')}, {plan.seconds:.1f}s of {audio.duration:.1f}s of audio "
                f"flagged with padding ({plan.seconds / total:.1%})")
     if plan.spans:
-        click.echo(f"  first requests send {first:.1f}s ({first / total:.1%}: padding, a clean witness "
-                   f"segment each, stretch anchors); speaker anchors, when an answer needs them, up to "
-                   f"{anchored:.1f}s more ({(first + anchored) / total:.1%} in all); later steps resend a span "
-                   f"only when its answer is rejected")
-    for (rs, clip, extra), rep in zip(seen.clips, seen.repeats):
+        for line in wrap(f"first requests send {first:.1f}s ({first / total:.1%}: padding, a clean witness segment "
+                         f"each, stretch anchors); speaker anchors, when an answer needs them, up to {anchored:.1f}s "
+                         f"more ({(first + anchored) / total:.1%} in all); later steps resend a span only when its "
+                         f"answer is rejected", columns, "  ", "    "):
+            click.echo(line)
+    for (rs, clip_, extra), rep in zip(seen.clips, seen.repeats):
         more = f" (+ anchors {extra.start:.2f}-{extra.end:.2f}s)" if extra else ""
-        click.echo(safe(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip.start:.2f}-{clip.end:.2f}s{more}  "
-                        f"{'; '.join(rs.reasons)}"))
+        click.echo(clip(safe(f"  {rs.span.start:9.2f}-{rs.span.end:9.2f}s  sends {clip_.start:.2f}-{clip_.end:.2f}s"
+                             f"{more}  {'; '.join(rs.reasons)}"), columns))
         if rep is not None:
-            click.echo(f"{'':26}the audio repeats one word {rep.copies} times at {rep.start:.2f}-{rep.end:.2f}s: "
-                       f"sent one copy per request first")
+            for line in wrap(f"the audio repeats one word {rep.copies} times at {rep.start:.2f}-{rep.end:.2f}s: sent "
+                             f"one copy per request first", columns, " " * 26, " " * 26):
+                click.echo(line)
     for f in plan.unrepairable:
-        click.echo(safe(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}"))
+        click.echo(clip(safe(f"  cannot repair (no timing): {f.kind} {f.unit or ''} x{f.count}"), columns))

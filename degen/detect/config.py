@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from ..errors import ConfigError
+from .finding import Severity
 
-SEVERITIES = ("low", "medium", "high")
+SEVERITIES = tuple(s.value for s in Severity)  # plain strings: what a CLI choice lists
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,13 @@ class DetectConfig:
     # Count from which any repeat is a loop when timing independently says the text is
     # not speech (too dense for its time, or running into an unclosed tail).
     min_repeats_evidence: int = 4
+    # A repeat spread over turns of several speakers (a drill, a read-back, a chant)
+    # needs this many times the count one speaker's repeat needs: people do echo each
+    # other, a decoder's loop stays with one voice.
+    turns_factor: int = 2
+    # A count this many times its threshold (or a rate this many times its limit) is high
+    # on its own: twice the bar is no borderline case.
+    high_factor: int = 2
     # Identical consecutive segments from one speaker: loops of 5 and more one-second
     # segments are common; several speakers saying "Yeah." x4 is a conversation.
     min_segment_repeats: int = 5
@@ -49,7 +57,18 @@ class DetectConfig:
     # still reaches 7. With machine timing the kana count in full.
     kana_weight: float = 0.5
     min_repeats_long: int = 3
+    # A clause run that fills its segment to an edge counts the copy cut short beside it
+    # (a loop starts in the previous chunk and stops at the token cap, mid-unit): it is a
+    # loop when its copies, the cut ones in part, come within half a copy of
+    # min_repeats_long ...
+    cut_copies_slack: float = 0.5
+    # ... and the cut copy shows at least this many characters of the unit's tail (one
+    # character before a run matches by chance).
+    cut_min_chars: int = 2
     max_segment_period: int = 5
+    # Copies of a segment loop timed alike segment by segment (a decoder replaying itself)
+    # must be most of them, at least this share, in one unbroken stretch.
+    alike_share: float = 0.5
     # Tail echoes (echoes.py): a streaming decoder re-emitting the end of each utterance
     # as extra segments. Two copies after one utterance could be someone stressing a
     # syllable; the same after a second, different utterance is the decoder's habit.
@@ -62,6 +81,9 @@ class DetectConfig:
     # 4-5 words/s and auctioneers 6-7.
     max_cjk_rate: float = 12.0
     max_word_rate: float = 7.0
+    # A stretch of segments is held to the CJK rate when at least this share of them is
+    # CJK text: a stretch takes the limit of the script most of it is written in.
+    cjk_share: float = 0.5
     # A rate verdict needs enough text, and times floor at this many seconds, because
     # timestamps of short segments are coarse.
     rate_min_units: int = 12
@@ -102,6 +124,10 @@ class DetectConfig:
     fragment_seconds: float = 0.25
     # The same phrase from one voice this many times is repeated, not polite.
     hallucination_repeats: int = 3
+    # Two findings are one place when they share this much of the shorter one's extent:
+    # half, so that a loop found in two streams (its words and its characters), whose
+    # ends differ by a token or a segment, is reported once, while a loop beside it is not.
+    same_place_overlap: float = 0.5
     # Whisper's own fallback cut on zlib compression ratio; reported, not used to flag.
     compression_ratio: float = 2.4
     # Findings at or above this severity make a transcript degenerate.

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..model import Packed, Transcript, lengths as text_lengths
 from .config import DetectConfig
-from .finding import Finding
-from .loops import _clip, _span, _text
+from .finding import Finding, Kind, Severity
+from .places import excerpt_of, span_of
 from .table import SegmentTable
 
 
@@ -91,8 +91,8 @@ def echo_findings(transcript: Transcript, keys: list[str], table: SegmentTable,
     first, last = runs[0][0], runs[-1][1]
     echoes = sum(e - u for u, e in runs)
     return [Finding(
-        kind="segment_loop", severity="medium", span=_span(transcript, first, last), segments=(first, last),
-        speaker=table.speaker_of(first, last), unit=_clip(_text(transcript, runs[0][0] + 1)), period=1,
-        count=echoes, excerpt=_clip(_text(transcript, first)), score=len(runs) / config.echo_runs,
+        kind=Kind.SEGMENT_LOOP, severity=Severity.MEDIUM, span=span_of(transcript, first, last), segments=(first, last),
+        speaker=table.speaker_of(first, last), unit=excerpt_of(transcript, runs[0][0] + 1), period=1,
+        count=echoes, excerpt=excerpt_of(transcript, first), score=len(runs) / config.echo_runs,
         evidence=("tail_echo",), stream="segments", extent=(float(first), float(last + 1)),
         covered=int(lengths[first:last + 1].sum()))]

@@ -1,15 +1,62 @@
-"""The result of detection: one typed value per problem found."""
+"""The result of detection: one typed value per problem found, named in a typed vocabulary."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from ..model import Span
 
-LOOP_KINDS = ("char_loop", "phrase_loop", "segment_loop")
-HALLUCINATION_KINDS = ("hallucination",)
-TIMING_KINDS = ("rate", "zero_length", "inverted", "uniform_durations", "unclosed", "truncated", "untranscribed")
-SEVERITY_RANK = {"low": 1, "medium": 2, "high": 3}
+
+class _Word(StrEnum):
+    """A word of the findings' vocabulary: a str that is equal to, hashes, formats,
+    serialises (json, orjson) and shows (repr) as the string it stands for, so findings,
+    reports and anything that held the plain strings read as before."""
+
+    def __repr__(self) -> str:
+        return repr(self._value_)
+
+
+class Severity(_Word):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+    @property
+    def rank(self) -> int:
+        """1, 2, 3 from low to high (members compare as strings, where "high" < "low")."""
+        return _RANK[self]
+
+
+_RANK = {Severity.LOW: 1, Severity.MEDIUM: 2, Severity.HIGH: 3}
+
+
+class Kind(_Word):
+    CHAR_LOOP = "char_loop"
+    PHRASE_LOOP = "phrase_loop"
+    SEGMENT_LOOP = "segment_loop"
+    HALLUCINATION = "hallucination"
+    RATE = "rate"
+    ZERO_LENGTH = "zero_length"
+    INVERTED = "inverted"
+    UNIFORM_DURATIONS = "uniform_durations"
+    UNCLOSED = "unclosed"
+    TRUNCATED = "truncated"
+    UNTRANSCRIBED = "untranscribed"
+
+    @property
+    def is_loop(self) -> bool:
+        return self in LOOP_KINDS
+
+    @property
+    def is_timing(self) -> bool:
+        return self in TIMING_KINDS
+
+
+LOOP_KINDS = (Kind.CHAR_LOOP, Kind.PHRASE_LOOP, Kind.SEGMENT_LOOP)
+HALLUCINATION_KINDS = (Kind.HALLUCINATION,)
+TIMING_KINDS = (Kind.RATE, Kind.ZERO_LENGTH, Kind.INVERTED, Kind.UNIFORM_DURATIONS, Kind.UNCLOSED, Kind.TRUNCATED,
+                Kind.UNTRANSCRIBED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,8 +64,8 @@ class Finding:
     """One loop or timing anomaly.
 
     Attributes:
-        kind: one of LOOP_KINDS, HALLUCINATION_KINDS or TIMING_KINDS.
-        severity: "low", "medium" or "high".
+        kind: a ``Kind`` (one of LOOP_KINDS, HALLUCINATION_KINDS or TIMING_KINDS).
+        severity: a ``Severity``. Either may be given as its string.
         span: time in seconds covered, or None without timing.
         segments: (first, last) segment indices, inclusive.
         speaker: the speaker of those segments ("S01+S02" when several), or None.
@@ -33,8 +80,8 @@ class Finding:
         covered: graphemes of text the finding covers, to rank overlapping findings.
     """
 
-    kind: str
-    severity: str
+    kind: Kind
+    severity: Severity
     span: Span | None
     segments: tuple[int, int]
     speaker: str | None = None
@@ -48,12 +95,18 @@ class Finding:
     extent: tuple[float, float] = field(default=(0.0, 0.0), compare=False)
     covered: int = field(default=0, compare=False)
 
+    def __post_init__(self):
+        if type(self.kind) is not Kind:  # given as its string
+            object.__setattr__(self, "kind", Kind(self.kind))
+        if type(self.severity) is not Severity:
+            object.__setattr__(self, "severity", Severity(self.severity))
+
     @property
     def is_loop(self) -> bool:
-        return self.kind in LOOP_KINDS
+        return self.kind.is_loop
 
     def at_least(self, severity: str) -> bool:
-        return SEVERITY_RANK[self.severity] >= SEVERITY_RANK[severity]
+        return self.severity.rank >= Severity(severity).rank
 
     def to_dict(self) -> dict:
         return {

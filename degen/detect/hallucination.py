@@ -21,16 +21,19 @@ import numpy as np
 from ..errors import ConfigError
 from ..model import Transcript
 from .config import DetectConfig
-from .finding import Finding
-from .loops import _clip, _span, _text
+from .finding import Finding, Kind, Severity
+from .places import excerpt_of, span_of
 from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
 from . import lexicon_blocks
-from .lexicon_blocks import LONG_TEXT, matches  # noqa: F401  (matches: part of this module's interface)
+from .lexicon_blocks import matches  # noqa: F401  (part of this module's interface)
 from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
 WEAK_PREFIX = "weak-"  # source ids of phrases people really say
+# Characters from which a search runs the regex only where a phrase can start (``heads``):
+# below this, the regex alone is as quick as the tables' set-up.
+LONG_TEXT = 100_000
 
 
 @dataclass(frozen=True)
@@ -56,24 +59,26 @@ class Lexicon:
         """Every match of ``pattern`` in ``text``, as ``pattern.finditer`` finds them."""
         if self.pattern is None:
             return []
-        if len(text) < LONG_TEXT:  # the regex alone is as quick as the tables' set-up here
+        if len(text) < LONG_TEXT:
             return list(self.pattern.finditer(text))
         return heads_finditer(self.pattern, self.heads, text)
 
-    def finditer_keys(self, keys: list[str], joined_too: bool = True) -> tuple[list, list]:
+    def finditer_keys(self, keys: list[str], joined_too: bool = True, resume: int = 0) -> tuple[list, list]:
         """The matches in ``keys`` joined by SEP, and (``joined_too``) in the keys joined
-        by nothing, which finds phrases cut between two segments; on a long text one
-        search for where phrases can start serves both."""
+        by nothing from position ``resume`` on (as ``pattern.finditer`` goes on from
+        there), which finds phrases cut between two segments; on a long text one search
+        for where phrases can start serves both."""
         if self.pattern is None or not keys:
             return [], []
         separated = SEP.join(keys)
-        joined = "".join(keys) if joined_too else ""
-        if len(separated) < LONG_TEXT:
-            return list(self.pattern.finditer(separated)), list(self.pattern.finditer(joined))
         if not joined_too:
-            return heads_finditer(self.pattern, self.heads, separated), []
+            return self.finditer(separated), []
+        joined = "".join(keys)
+        if len(separated) < LONG_TEXT:
+            return list(self.pattern.finditer(separated)), list(self.pattern.finditer(joined, resume))
         starts, separated_starts = keys_candidates(self.heads, keys, joined, len(SEP))
-        return matches_at(self.pattern, separated, separated_starts), matches_at(self.pattern, joined, starts)
+        return (matches_at(self.pattern, separated, separated_starts),
+                matches_at(self.pattern, joined, starts[starts >= resume]))
 
     def __len__(self) -> int:
         return len(self.phrases)
@@ -212,10 +217,10 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
             continue
         langs = sorted({lang for lang, _ in lexicon.phrases[phrase]})
         out.append(Finding(
-            kind="hallucination", severity=severity, span=_span(transcript, first, last),
+            kind=Kind.HALLUCINATION, severity=severity, span=span_of(transcript, first, last),
             segments=(first, last), speaker=table.speaker_of(first, last),
-            unit=_clip(_text(transcript, first)), count=phrases.count(phrase),
-            excerpt=_clip(_text(transcript, first)), score=1.0 + len(evidence),
+            unit=excerpt_of(transcript, first), count=phrases.count(phrase),
+            excerpt=excerpt_of(transcript, first), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
             extent=(float(first), float(last + 1)), covered=sum(len(matched[i]) for i in range(first, last + 1))))
     return out
@@ -296,9 +301,9 @@ def _blip(first: int, last: int, seconds: float, table: SegmentTable, config: De
     return found
 
 
-def _severity(strong: bool, signals: int) -> str | None:
+def _severity(strong: bool, signals: int) -> Severity | None:
     """Strong phrases are findings on their own, and high once timing agrees; a weak
     phrase ("thank you") needs timing: low with one signal, medium with two."""
     if strong:
-        return "high" if signals else "medium"
-    return (None, "low", "medium", "high")[min(signals, 3)]
+        return Severity.HIGH if signals else Severity.MEDIUM
+    return (None, Severity.LOW, Severity.MEDIUM, Severity.HIGH)[min(signals, 3)]

@@ -18,6 +18,7 @@ from .tokens import lookup, positions_by_block
 
 MAX_CODE = 0x110000
 BITS = 21  # a code point fits 21 bits: three pack into one uint64
+HEAD = 64 // BITS  # leading characters tested at most: as many as pack into one uint64
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Heads:
 
     @classmethod
     def of(cls, phrases) -> "Heads":
-        size = min(3, min(len(p) for p in phrases))
+        size = min(HEAD, min(len(p) for p in phrases))
         leading = sorted({c for p in phrases for c in p[:size]})
         # 1.1 M entries, built once per lexicon; one byte each while the ids fit (a smaller
         # table stays in cache: the look-up of every position is most of the search)

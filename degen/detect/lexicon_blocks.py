@@ -22,12 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .heads import keys_candidates, matches_at
 from .shreds import match_keys, straddling, undouble
 from .tokens import SEP
 
 LEXICON_BLOCK = 1 << 16  # keys matched at a time
-LONG_TEXT = 100_000  # characters from which the lexicon search runs only where a phrase can start
 
 
 def matches(keys: list[str], lexicon, hits: list | None = None) -> dict[int, list[str]]:
@@ -77,7 +75,7 @@ def search(texts, keys, lexicon, straddle: bool = True) -> Found:
         if lexicon.pattern is None:
             continue
         if not straddle:
-            separated, joined = lexicon.finditer(SEP.join(block)), []
+            separated, joined = lexicon.finditer_keys(block, joined_too=False)
         else:
             tail = _following(texts, keys, stop, longest)
             separated, joined = _block_hits(lexicon, block, tail, max(resume - offset, 0))
@@ -107,14 +105,8 @@ def _following(texts, keys, stop: int, chars: int) -> list[str]:
 def _block_hits(lexicon, block: list[str], tail: list[str], resume: int) -> tuple[list, list]:
     """The matches in ``block`` joined by the separator, and in ``block + tail`` joined by
     nothing from ``resume`` on (as ``pattern.finditer`` goes on), those that start in
-    ``block``; on a long text one search for where phrases can start serves both."""
-    pattern, separated = lexicon.pattern, SEP.join(block)
-    joined = "".join(block) + "".join(tail)
-    own = len(joined) - sum(map(len, tail))
-    if len(joined) < LONG_TEXT:  # the regex alone is as quick as the tables' set-up here
-        hits = list(pattern.finditer(separated)), list(pattern.finditer(joined, resume))
-    else:
-        starts, separated_starts = keys_candidates(lexicon.heads, block + tail, joined, len(SEP))
-        hits = (matches_at(pattern, separated, separated_starts[separated_starts < len(separated)]),
-                matches_at(pattern, joined, starts[starts >= resume]))
-    return hits[0], [m for m in hits[1] if m.start() < own]
+    ``block`` (no match crosses a separator: those of ``block`` are the same with the
+    tail's keys after it)."""
+    separated, joined = lexicon.finditer_keys(block + tail, resume=resume)
+    inside, own = len(SEP.join(block)), sum(map(len, block))
+    return [m for m in separated if m.start() < inside], [m for m in joined if m.start() < own]

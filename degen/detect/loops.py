@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import numpy as np
 import regex
 
-from ..model import Span, Transcript
+from ..model import Transcript
 from .config import DetectConfig
-from .finding import Finding
+from .finding import Finding, Kind, Severity
+from .places import clip, span_of, text_of, texts_of
 from .periodic import Runs, tandem_repeats, tandem_repeats_in
 from .table import SegmentTable
 from .script import kana_count, speech_units
 from .tokens import Stream, content, grapheme_len, normalize
 
 _SEP = r"[\p{P}\p{S}\p{Z}\s]*"
-EXCERPT = 60
+# Copies searched for from: doubled clauses are reported low, and the words stream finds
+# them (a CJK clause is one word there); the other streams start at three copies, which
+# keeps them fast.
+WORDS_FEWEST, FEWEST = 2, 3
+# The seed's max-repetition metric reports a unit from this count: doubles (``good``,
+# ``看看``) are everywhere.
+METRIC_FEWEST = 3
+EXCERPT_COPIES = 3  # copies back to back an excerpt looks for, not the unit's first innocent occurrence
 
 
 def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: SegmentTable,
@@ -46,7 +55,7 @@ def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: Seg
             if not long_units[unit]:
                 continue  # most doubles (``the the``) end here, before the costly evidence
         finding = _judge(stream, start, period, count, transcript, table, config, speaker,
-                         _cut_copies(stream, start, period, run_stop, k_first, k_stop), (k_first, k_last))
+                         _cut_copies(stream, start, period, run_stop, k_first, k_stop, config.cut_min_chars), (k_first, k_last))
         if finding is not None:
             out.append(finding)
     return out
@@ -62,12 +71,14 @@ def _aligned(stream: Stream, start: np.ndarray, period: np.ndarray, stop: np.nda
     return np.where(move, bound, start)
 
 
-def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int, k1: int) -> float:
+def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int, k1: int,
+                cut_min_chars: int) -> float:
     """Copies of the unit in a run that fills its segment to an edge, counting the copy
     cut short before it: loops start in the previous chunk and stop at the token cap,
     usually mid-unit (``面有几条小路，前面有几条小路，前面有几条小路``). 0 when the run
     touches neither edge of its segment (texts ``k0`` and ``k1`` of the stream hold its
-    first and last token)."""
+    first and last token); the cut copy counts where ``cut_min_chars`` or more of the
+    unit's tail stand just before the run."""
     if k0 != k1:
         return 0.0
     begin, end = int(stream.bounds[k0]), int(stream.bounds[k0 + 1])
@@ -75,7 +86,7 @@ def _cut_copies(stream: Stream, start: int, period: int, run_stop: int, k0: int,
     unit = stream.text(start, start + period).replace(" ", "")
     before = stream.text(max(begin, start - period), start).replace(" ", "")
     cut = len(os.path.commonprefix([unit[::-1], before[::-1]]))  # the unit's tail just before the run
-    if cut >= 2:
+    if cut >= cut_min_chars:
         return copies + cut / len(unit)
     return copies if start == begin or run_stop == end else 0.0
 
@@ -101,12 +112,13 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         members = stream.owners[texts[0]:texts[1] + 1]
     evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
     if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
-        threshold *= 2  # spread over turns of several speakers: a drill or a read-back
+        threshold *= config.turns_factor  # spread over turns of several speakers: a drill or a read-back
     if count >= threshold or (evidence and count >= config.min_repeats_evidence):
         score = count / threshold if count >= threshold else count / config.min_repeats_evidence
-        severe = count >= 2 * threshold or (count >= threshold and evidence) or (evidence and score >= 2)
+        high = config.high_factor
+        severe = count >= high * threshold or (count >= threshold and evidence) or (evidence and score >= high)
     elif _long(unit_key, config, full=bool(evidence)) and (first == last or evidence) and (
-            count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - 0.5):
+            count >= config.min_repeats_long or cut_copies >= config.min_repeats_long - config.cut_copies_slack):
         # A whole clause three times running: inside one segment the shape is the
         # evidence; across segments (a cycle cut anywhere) the timing must agree.
         score, severe = count / config.min_repeats_long, len(evidence) > 1
@@ -114,8 +126,9 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     elif _long(unit_key, config, full=True) and first == last:
         # A clause said twice (or thrice across turns), a polite formula said three
         # times: worth a look, not a loop.
-        unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
-        return Finding(kind="phrase_loop", severity="low", span=_span(transcript, first, last),
+        unit, excerpt = _display(texts_of(transcript, first, last, stream.joiner), unit_key, stream.joiner,
+                                 stream.name != "punct", count)
+        return Finding(kind=Kind.PHRASE_LOOP, severity=Severity.LOW, span=span_of(transcript, first, last),
                        segments=(first, last), speaker=speaker or table.speaker_of(first, last), unit=unit,
                        period=period, count=count, excerpt=excerpt, score=count / config.min_repeats_long,
                        evidence=evidence, stream=stream.name,
@@ -123,11 +136,12 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
                        covered=count * grapheme_len(content(unit_key) or unit_key))
     else:
         return None
-    unit, excerpt = _display(_text(transcript, first), unit_key, stream.joiner, stream.name != "punct", count)
+    unit, excerpt = _display(texts_of(transcript, first, last, stream.joiner), unit_key, stream.joiner,
+                             stream.name != "punct", count)
     return Finding(
-        kind="char_loop" if graphemes == 1 else "phrase_loop",
-        severity="high" if severe else "medium",
-        span=_span(transcript, first, last),
+        kind=Kind.CHAR_LOOP if graphemes == 1 else Kind.PHRASE_LOOP,
+        severity=Severity.HIGH if severe else Severity.MEDIUM,
+        span=span_of(transcript, first, last),
         segments=(first, last),
         speaker=speaker or table.speaker_of(first, last),
         unit=unit, period=period, count=count, excerpt=excerpt,
@@ -147,47 +161,43 @@ def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:
     return units >= (config.long_unit_cjk if cjk else config.long_unit)
 
 
-def _span(transcript: Transcript, first: int, last: int) -> Span | None:
-    """From the first segment's start to the last one's end (None where either has no
-    time), read from the columns: building a segment costs more (its extra fields)."""
-    cols = transcript.columns()
-    a, b = cols.starts[first], cols.ends[last]  # NaN where a segment has no time
-    if np.isnan(a) or np.isnan(b):
-        return None
-    return Span(float(a), max(float(a), float(b)))
+@functools.lru_cache(maxsize=4)
+def _normalized(text: str) -> str:
+    """``normalize(text)``, once per text: every finding of a one-line file takes its
+    excerpt from the same megabyte-long text (NFKC of it for each of 580 findings: 40 s)."""
+    return normalize(text)
 
 
-def _text(transcript: Transcript, i: int) -> str:
-    """Segment ``i``'s text, from the columns (no segment built)."""
-    return transcript.columns().texts[i]
+# Units longer than this (characters) are not compiled into a pattern to find them as
+# written: a fuzzed line held a 70,000-character word, and each finding of it compiled one
+# (0.3 s each; 5 s of one file's scan). No unit that long is shown whole anyway.
+LONG_UNIT = 256
 
 
 def _display(text: str, unit_key: str, joiner: str, trailing: bool = True, count: int = 1) -> tuple[str, str]:
     """The unit as written (``Aye.`` rather than ``aye``) and an excerpt starting at it."""
     parts = unit_key.split(" ") if joiner else list(unit_key)
+    if len(unit_key) > LONG_UNIT:  # no pattern of it: the excerpt starts where its first part does
+        norm = _normalized(text)
+        at = norm.find(parts[0][:LONG_UNIT]) if len(norm) == len(text) else -1
+        return unit_key, clip(text[max(at, 0):])
     sep = _SEP if trailing else ""
     unit = regex.compile(sep.join(regex.escape(p) for p in parts if p) + (r"[\p{P}\s]*" if trailing else ""))
-    norm = normalize(text)
+    norm = _normalized(text)
     if len(norm) != len(text):  # normalisation changed lengths: positions would not map back
-        return unit_key, _clip(text)
-    # Look for a few copies back to back, not the first innocent occurrence of the unit.
-    copies = regex.compile(f"(?:{unit.pattern}){{{min(count, 3)}}}")
+        return unit_key, clip(text)
+    copies = regex.compile(f"(?:{unit.pattern}){{{min(count, EXCERPT_COPIES)}}}")
     found = copies.search(norm) or unit.search(norm)
     if found is None:
-        return unit_key, _clip(text)
+        return unit_key, clip(text)
     first = unit.match(norm, found.start())
-    return text[first.start():first.end()].strip() or unit_key, _clip(text[found.start():])
-
-
-def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= EXCERPT else text[:EXCERPT - 1] + "…"
+    return text[first.start():first.end()].strip() or unit_key, clip(text[found.start():])
 
 
 def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcript) -> tuple[str | None, int]:
-    """The largest count of any unit inside one segment's text (the seed's metric).
-    Doubles (``good``, ``看看``) are everywhere, so a count below 3 reports no unit."""
-    best_unit, best = None, 2
+    """The largest count of any unit inside one segment's text (the seed's metric), from
+    ``METRIC_FEWEST`` copies."""
+    best_unit, best = None, METRIC_FEWEST - 1
     for stream, r in zip(streams, runs):
         if not len(r):
             continue
@@ -203,7 +213,7 @@ def max_repetition(streams: list[Stream], runs: list[Runs], transcript: Transcri
             start = int(r.start[i])
             key = stream.text(start, start + int(r.period[i]))
             seg = stream.locate(start)[0]
-            best_unit = _display(_text(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
+            best_unit = _display(text_of(transcript, seg), key, stream.joiner, stream.name != "punct", best)[0]
     return best_unit, (best if best_unit else 0)
 
 
@@ -231,9 +241,7 @@ def _pieces(bounds: np.ndarray, starts: np.ndarray, stops: np.ndarray, first: np
 def find_runs(stream: Stream, config: DetectConfig, alone: bool = False) -> Runs:
     """The stream's runs; ``alone`` (utterances judged each on its own): cut at the texts'
     edges, as each text's own search would find them."""
-    # Doubled clauses are reported low: words find them (a CJK clause is one word there);
-    # the other streams start at three copies, which keeps them fast.
-    fewest = 2 if stream.name == "words" else 3
+    fewest = WORDS_FEWEST if stream.name == "words" else FEWEST
     if stream.name == "punct":  # a stretch of other text is a token matching nothing (a negative id)
         runs = tandem_repeats_in(stream.ids, stream.ids >= 0, config.max_period, fewest)
     else:

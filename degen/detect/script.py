@@ -17,8 +17,8 @@ from .tokens import lookup
 # Code point ranges of scripts written without spaces, one grapheme about one syllable.
 CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF), (0x3400, 0x4DBF),
               (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x3134F))
-_CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES)
-_CJK = regex.compile(f"[{_CJK_CLASS}]")
+CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES)  # the ranges as a regex character class body
+_CJK = regex.compile(f"[{CJK_CLASS}]")
 _WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*")
 
 

@@ -3,20 +3,22 @@ timestamps, and cycles A B C A B C of up to ``max_segment_period`` segments."""
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 
 import numpy as np
 
 from ..model import Transcript, lengths as key_lengths
 from .config import DetectConfig
-from .finding import Finding
+from .finding import Finding, Kind, Severity
 from .highlight import sayings
-from .loops import _clip, _span, _text
+from .places import excerpt_of, span_of, text_of
 from .periodic import tandem_repeats
 from .table import SegmentTable
 
 NEAR_MIN_LENGTH = 4  # shorter texts differ too coarsely for a similarity ratio to mean much
 FEW_PAIRS = 64  # up to this many pairs to score, a set test first may spare loading rapidfuzz
+ROUNDING = 1e-9  # slack for a ratio computed two ways (ours and rapidfuzz's one minus a similarity)
 
 
 def segment_ids(keys: list[str], near_ratio: float) -> np.ndarray:
@@ -69,7 +71,7 @@ def _may_be_near(a: str, b: str, cutoff: float) -> bool:
     own, so it is a lower bound. Exact, and enough to leave rapidfuzz (~12 ms to import)
     unloaded when a short transcript's segments all differ. The slack is for rounding: at
     the cutoff itself rapidfuzz's figure (one minus a similarity) may round below ours."""
-    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff + 1e-9
+    return len(set(a) ^ set(b)) / (len(a) + len(b)) <= cutoff + ROUNDING
 
 
 def consecutive_repeats(keys: list[str]) -> int:
@@ -103,12 +105,12 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
         if verdict is None:
             continue
         severity, score, evidence = verdict
-        unit = " | ".join(_clip(_text(transcript, i)) for i in range(first, first + period))
+        unit = " | ".join(excerpt_of(transcript, i) for i in range(first, first + period))
         out.append(Finding(
-            kind="segment_loop", severity=severity,
-            span=_span(transcript, first, last), segments=(first, last),
+            kind=Kind.SEGMENT_LOOP, severity=severity,
+            span=span_of(transcript, first, last), segments=(first, last),
             speaker=table.speaker_of(first, last), unit=unit, period=period, count=count,
-            excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
+            excerpt=excerpt_of(transcript, first), score=score, evidence=evidence,
             stream="segments", extent=(float(first), float(last + 1)),
             covered=sum(len(keys[i]) for i in range(first, last + 1)),
         ))
@@ -118,7 +120,7 @@ def segment_findings(transcript: Transcript, keys: list[str], table: SegmentTabl
 def _said_fewer(transcript: Transcript, first: int, last: int, fewest: int) -> bool:
     """Equal segments first..last are cues showing one line word by word, and say it fewer
     than ``fewest`` times."""
-    said = sayings([_text(transcript, i) for i in range(first, last + 1)])
+    said = sayings([text_of(transcript, i) for i in range(first, last + 1)])
     return said is not None and len(said) < fewest
 
 
@@ -138,18 +140,18 @@ def _copies_alike(table: SegmentTable, config: DetectConfig, first: int, period:
     for alike in same.tolist():
         run = run + 1 if alike else 1
         longest = max(longest, run)
-    return longest >= max(config.min_repeats_long, (count + 1) // 2)
+    return longest >= max(config.min_repeats_long, math.ceil(config.alike_share * count))
 
 
 def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: int, period: int,
-             count: int) -> tuple[str, float, tuple[str, ...]] | None:
+             count: int) -> tuple[Severity, float, tuple[str, ...]] | None:
     """(severity, score, evidence) of a run of ``count`` copies of ``period`` segments."""
     speakers = table.speakers[first:last + 1]
     one_speaker = len(set(speakers)) == 1
     alternating = period == 1 and not one_speaker
     threshold = config.min_segment_repeats if period == 1 and one_speaker else config.min_repeats
     if alternating:  # spread over turns: a drill or a read-back, unless timing says otherwise
-        threshold *= 2
+        threshold *= config.turns_factor
     cjk = bool(table.cjk[first:first + period].any())
     long_unit = int(table.units[first:first + period].sum()) >= (config.long_unit_cjk if cjk else config.long_unit)
     evidence = table.evidence(first, last, config, uniform_min=config.min_repeats_long)
@@ -159,13 +161,13 @@ def _verdict(keys, table: SegmentTable, config: DetectConfig, first: int, last: 
         evidence += ("speaker_alternation",)
     machine = [e for e in evidence if e != "speaker_alternation"]
     if count >= threshold:
-        severe = count >= 2 * threshold or bool(machine)
-        return ("high" if severe else "medium"), count / threshold, evidence
+        severe = count >= config.high_factor * threshold or bool(machine)
+        return (Severity.HIGH if severe else Severity.MEDIUM), count / threshold, evidence
     if machine and count >= config.min_repeats_evidence:
-        return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_evidence, evidence
+        return (Severity.HIGH if len(machine) > 1 else Severity.MEDIUM), count / config.min_repeats_evidence, evidence
     if machine and long_unit and count >= config.min_repeats_long:
-        return ("high" if len(machine) > 1 else "medium"), count / config.min_repeats_long, evidence
+        return (Severity.HIGH if len(machine) > 1 else Severity.MEDIUM), count / config.min_repeats_long, evidence
     if not table.timed and long_unit and one_speaker and count >= config.min_repeats_evidence:
         # Plain text: no timing to ask, and nobody says a whole long line 4 times running.
-        return "medium", count / config.min_repeats_evidence, evidence + ("untimed",)
+        return Severity.MEDIUM, count / config.min_repeats_evidence, evidence + ("untimed",)
     return None  # a repeated line with speech's own timing: a chorus, a read-back

@@ -14,31 +14,37 @@ neighbouring words overlap that way (chance overlaps in spaced CJK text are rare
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
 import regex
 
-from .script import _CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
+from .script import CJK_CLASS, CJK_RANGES, cjk_count, cjk_mask
 from .tokens import content, lookup, positions_by_block
 
 MIN_WORDS = 4  # fewer words give too few neighbours to call the overlap a habit
+# At least this share of neighbouring words overlapping by a CJK grapheme makes a
+# shredded segment: chance overlaps in spaced CJK text are rare.
+DOUBLED_SHARE = 0.5
+# The doubled boundaries the fewest words must show (half of 3 gaps, rounded up).
+MIN_DOUBLED = math.ceil(DOUBLED_SHARE * (MIN_WORDS - 1))
 # A CJK grapheme, a space, the same grapheme: a doubled word boundary. Counted in C first,
 # so that the words of ordinary segments are never split in Python.
-_DOUBLED = regex.compile(rf"([{_CJK_CLASS}])\s+\1")
+_DOUBLED = regex.compile(rf"([{CJK_CLASS}])\s+\1")
 
 
 def undouble(text: str) -> str | None:
     """The key of ``text`` with word-boundary doubling undone, or None when the text does
     not have that shape (at least half the neighbouring words overlapping by a CJK grapheme)."""
     gaps = len(text.split()) - 1
-    if gaps < MIN_WORDS - 1 or 2 * len(_DOUBLED.findall(text, overlapped=True)) < gaps:
+    if gaps < MIN_WORDS - 1 or len(_DOUBLED.findall(text, overlapped=True)) < DOUBLED_SHARE * gaps:
         return None
     words = [w for w in map(content, text.split()) if w]
     if len(words) < MIN_WORDS:
         return None
     overlaps = [bool(a and b) and a[-1] == b[0] and cjk_count(b[0]) == 1 for a, b in zip(words, words[1:])]
-    if 2 * sum(overlaps) < len(overlaps):
+    if sum(overlaps) < DOUBLED_SHARE * len(overlaps):
         return None
     return words[0] + "".join(b[1:] if o else b for b, o in zip(words[1:], overlaps))
 
@@ -53,7 +59,7 @@ def match_keys(texts: list[str], keys: list[str]) -> list[str]:
 
 def _maybe_shredded(texts: list[str]) -> list[int]:
     """Segments that may pass ``undouble``'s test, found for all texts at once: it needs
-    two doubled boundaries, and each starts with a CJK grapheme followed by a space
+    ``MIN_DOUBLED`` doubled boundaries, and each starts with a CJK grapheme followed by a space
     (a superset: most segments, English or CJK without spaces, have none)."""
     if sum(map(len, texts)) < SMALL_TEXT:  # a short transcript: testing each is as quick
         return list(range(len(texts)))
@@ -64,7 +70,7 @@ def _maybe_shredded(texts: list[str]) -> list[int]:
         starts = _cjk_then_space("\n".join(block) + ("\n" if more else ""))
         bounds = np.cumsum(np.fromiter(map(len, block), dtype=np.int64, count=len(block)) + 1)
         counts = np.bincount(np.searchsorted(bounds, starts, side="right"), minlength=len(block))
-        found += (np.flatnonzero(counts >= 2) + first).tolist()
+        found += (np.flatnonzero(counts >= MIN_DOUBLED) + first).tolist()
     return found
 
 

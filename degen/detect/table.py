@@ -3,7 +3,9 @@ times, closure, speech units (for rates) and speakers."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -40,38 +42,30 @@ class SegmentTable:
     closed: np.ndarray
     units: np.ndarray
     cjk: np.ndarray
-    speakers: tuple[str | None, ...]
+    speakers: Sequence[str | None]
     timed: bool
     # False where the format writes only start times (LRC): each end is the next line's
     # start, so durations say nothing about the decoder and no shape evidence is read.
     measured: bool = True
 
     @classmethod
-    def build(cls, transcript: Transcript, streams: Streams) -> "SegmentTable":
-        n = len(transcript)
+    def empty(cls, transcript: Transcript) -> "SegmentTable":
+        """The table of ``transcript`` with its speech units still to ``fill``."""
         cols = transcript.columns()
-        timed, start, end, closed = cols.timed, cols.starts, cols.ends, cols.closed
+        n = len(cols.texts)
+        # The columns' speaker list itself, read only: a tuple copy is 8 bytes a segment more.
+        # Speech units as int32 (a segment has far fewer than 2**31): 4 bytes a segment less.
+        return cls(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool),
+                   cols.speakers, cols.timed, transcript.format not in DERIVED_END_FORMATS)
+
+    def fill(self, first: int, streams: Streams) -> None:
+        """Speech units of segments ``first``.. from their streams (a window's)."""
         units, cjk = unit_counts(streams)
-        measured = transcript.format not in DERIVED_END_FORMATS
-        return cls(start, end, closed, units, cjk, tuple(cols.speakers), timed, measured)
+        self.units[first:first + units.size] = units
+        self.cjk[first:first + cjk.size] = cjk
 
     def __len__(self) -> int:
         return len(self.speakers)
-
-    def rate_limit(self, first: int, last: int, config: DetectConfig) -> float:
-        cjk_share = self.cjk[first:last + 1].mean() if last >= first else 0.0
-        return config.max_cjk_rate if cjk_share >= 0.5 else config.max_word_rate
-
-    def rate(self, first: int, last: int, config: DetectConfig, members=None) -> float | None:
-        """Speech units per second over segments first..last (only ``members`` of them,
-        for one speaker's stream), or None without a verdict."""
-        if not self.timed or not self.closed[last]:
-            return None  # an unclosed segment has no end time
-        units = int(self.units[first:last + 1].sum() if members is None else self.units[members].sum())
-        if units < config.rate_min_units:
-            return None
-        seconds = max(float(self.end[last] - self.start[first]), config.rate_min_seconds)
-        return units / seconds
 
     def evidence(self, first: int, last: int, config: DetectConfig, members=None,
                  uniform_min: int | None = None) -> tuple[str, ...]:
@@ -79,58 +73,28 @@ class SegmentTable:
         not real speech (``members``: the segments of one speaker's stream in that range;
         ``uniform_min``: how many equal durations in a row count, default
         ``config.uniform_duration_run``)."""
-        if 0 <= last - first < SMALL_RANGE:
-            return self._small_evidence(first, last, config, uniform_min or config.uniform_duration_run, members)
+        shape = self.timed and self.measured
+        small = 0 <= last - first < SMALL_RANGE  # most loops lie in one segment or a few
+        sums = (_plain_sums if small else _array_sums)(self, first, last, members, shape, config.window_seconds)
         found = []
-        rate = self.rate(first, last, config, members)
-        if rate is not None and rate > self.rate_limit(first, last, config):
-            found.append("dense")
-        if not self.closed[first:last + 1].all():
-            found.append("unclosed")
-        if self.timed and self.measured:
-            found += self._shape(first, last, config, uniform_min or config.uniform_duration_run)
-        return tuple(found)
-
-    def _shape(self, first: int, last: int, config: DetectConfig, uniform_min: int) -> list[str]:
-        """Machine-made durations: zero, all equal, whole 30 s decoding windows, or
-        far too long for the text they carry (a model filling silence or music)."""
-        found = []
-        closed = self.closed[first:last + 1]
-        durations = self.end[first:last + 1] - self.start[first:last + 1]  # not the whole column per call
-        if last > first and (durations[closed] <= 0).any():
-            found.append("zero_length")
-        if (last - first + 1 >= uniform_min and durations.min() > 0
-                and durations.max() - durations.min() <= config.uniform_tolerance):
-            found.append("uniform")
-        if last > first and closed.all() and (np.abs(durations - config.window_seconds) <= config.uniform_tolerance).all():
-            found.append("window")
-        seconds = float(durations[closed & (durations > 0)].sum())
-        units = int(self.units[first:last + 1].sum())
-        if units and seconds >= config.slow_min_seconds and units / seconds < config.slow_rate:
-            found.append("slow")
-        return found
-
-    def _small_evidence(self, first: int, last: int, config: DetectConfig, uniform_min: int,
-                        members=None) -> tuple[str, ...]:
-        """``evidence`` for a few segments (most loops lie in one; ``members``: one
-        speaker's among them, whose units the rate counts), in plain Python over their
-        values: a dozen numpy calls cost more than the arithmetic. Sums of fewer than
-        eight floats add in order in numpy too, so the figures are equal."""
-        stop = last + 1
-        closed, units = self.closed[first:stop].tolist(), self.units[first:stop].tolist()
-        start, end = self.start[first:stop].tolist(), self.end[first:stop].tolist()
-        found = []
-        spoken = sum(units) if members is None else sum(self.units[members].tolist())  # the rate's units
-        if self.timed and closed[-1] and spoken >= config.rate_min_units:
-            cjk = self.cjk[first:stop].tolist()
-            limit = config.max_cjk_rate if sum(cjk) / len(cjk) >= 0.5 else config.max_word_rate
-            if spoken / max(end[-1] - start[0], config.rate_min_seconds) > limit:
+        if self.timed and sums.last_closed and sums.spoken >= config.rate_min_units:  # an unclosed end has no time
+            cjk = sums.cjk_share >= config.cjk_share
+            limit = config.max_cjk_rate if cjk else config.max_word_rate
+            if sums.spoken / max(sums.span, config.rate_min_seconds) > limit:
                 found.append("dense")
-        if not all(closed):
+        if not sums.closed:
             found.append("unclosed")
-        if self.timed and self.measured:
-            durations = [b - a for a, b in zip(start, end)]
-            found += _small_shape(durations, closed, sum(units), config, uniform_min)
+        if shape:  # machine-made durations: zero, all equal, whole 30 s decoding windows, or
+            # far too long for the text they carry (a model filling silence or music)
+            several = last > first
+            if several and sums.zero:
+                found.append("zero_length")
+            if last - first + 1 >= (uniform_min or config.uniform_duration_run) and sums.spread <= config.uniform_tolerance:
+                found.append("uniform")
+            if several and sums.closed and sums.off_window <= config.uniform_tolerance:
+                found.append("window")
+            if sums.units and sums.seconds >= config.slow_min_seconds and sums.units / sums.seconds < config.slow_rate:
+                found.append("slow")
         return tuple(found)
 
     def speaker_of(self, first: int, last: int) -> str | None:
@@ -141,23 +105,60 @@ class SegmentTable:
 SMALL_RANGE = 7  # segments below which ``evidence`` reads plain values (numpy sums 8 or more pairwise)
 
 
-def _small_shape(durations: list[float], closed: list[bool], units: int, config: DetectConfig,
-                 uniform_min: int) -> list[str]:
-    """``SegmentTable._shape`` over plain values (the segments' durations, closure and
-    total speech units)."""
-    found, several = [], len(durations) > 1
-    if several and any(d <= 0 for d, c in zip(durations, closed) if c):
-        found.append("zero_length")
-    # all(d > 0), not min(d) > 0: a NaN duration (no time) fails it, as numpy's NaN minimum does
-    if (len(durations) >= uniform_min and all(d > 0 for d in durations)
-            and max(durations) - min(durations) <= config.uniform_tolerance):
-        found.append("uniform")
-    if several and all(closed) and all(abs(d - config.window_seconds) <= config.uniform_tolerance for d in durations):
-        found.append("window")
-    seconds = 0.0
-    for d, c in zip(durations, closed):  # in order from 0.0, as numpy adds fewer than 8 (sum() may compensate)
-        if c and d > 0:
-            seconds += d
-    if units and seconds >= config.slow_min_seconds and units / seconds < config.slow_rate:
-        found.append("slow")
-    return found
+class _Sums(NamedTuple):
+    """What ``SegmentTable.evidence`` weighs over a stretch of segments."""
+
+    spoken: int  # speech units the rate counts (one speaker's, for their own stream)
+    units: int  # every speech unit of the stretch
+    span: float  # seconds from the first start to the last end
+    cjk_share: float  # the share of CJK segments
+    closed: bool  # every segment closed
+    last_closed: bool
+    zero: bool  # a closed segment of no (or negative) duration
+    spread: float  # longest minus shortest duration; infinite unless every one is positive
+    off_window: float  # the most any duration differs from a decoding window (NaN without time)
+    seconds: float  # the time of the closed segments of positive duration
+
+
+def _array_sums(table: SegmentTable, first: int, last: int, members, shape: bool, window: float) -> _Sums:
+    """``_Sums`` by numpy over the stretch's slices (not the whole columns per call)."""
+    stop = last + 1
+    closed, units = table.closed[first:stop], table.units[first:stop]
+    spoken = int(units.sum() if members is None else table.units[members].sum())
+    cjk_share = float(table.cjk[first:stop].mean()) if last >= first else 0.0
+    zero, spread, off_window, seconds = False, math.inf, math.inf, 0.0
+    if shape:
+        durations = table.end[first:stop] - table.start[first:stop]
+        zero = bool((durations[closed] <= 0).any())
+        spread = float(durations.max() - durations.min()) if durations.min() > 0 else math.inf
+        off_window = float(np.abs(durations - window).max())
+        seconds = float(durations[closed & (durations > 0)].sum())
+    return _Sums(spoken, int(units.sum()), float(table.end[last] - table.start[first]), cjk_share,
+                 bool(closed.all()), bool(table.closed[last]), zero, spread, off_window, seconds)
+
+
+def _plain_sums(table: SegmentTable, first: int, last: int, members, shape: bool, window: float) -> _Sums:
+    """``_array_sums`` for a few segments, in plain Python over their values: a dozen
+    numpy calls on small slices cost more than the arithmetic. Sums of fewer than eight
+    floats add in order in numpy too, so every figure is equal (the hypothesis test in
+    ``tests/detect/test_detect_evidence_small.py`` holds the two to it)."""
+    stop = last + 1
+    closed, units = table.closed[first:stop].tolist(), table.units[first:stop].tolist()
+    start, end = table.start[first:stop].tolist(), table.end[first:stop].tolist()
+    spoken = sum(units) if members is None else sum(table.units[members].tolist())
+    cjk = table.cjk[first:stop].tolist()
+    zero, spread, off_window, seconds = False, math.inf, math.inf, 0.0
+    if shape:
+        durations = [b - a for a, b in zip(start, end)]
+        zero = any(d <= 0 for d, c in zip(durations, closed) if c)
+        # all(d > 0), not min(d) > 0: a NaN duration (no time) fails it, as numpy's NaN minimum does
+        if all(d > 0 for d in durations):
+            spread = max(durations) - min(durations)
+        off_window = max(abs(d - window) for d in durations)
+        if any(d != d for d in durations):  # a NaN (no time): numpy's maximum is NaN, max() may skip it
+            off_window = math.nan
+        for d, c in zip(durations, closed):  # in order from 0.0, as numpy adds fewer than 8 (sum() may compensate)
+            if c and d > 0:
+                seconds += d
+    return _Sums(spoken, sum(units), end[-1] - start[0], sum(cjk) / len(cjk), all(closed), closed[-1], zero,
+                 spread, off_window, seconds)

@@ -8,9 +8,9 @@ import numpy as np
 
 from ..model import Span, Transcript
 from .config import DetectConfig
-from .finding import Finding
+from .finding import Finding, Kind, Severity
 from .highlight import word_timed
-from .loops import _clip, _span, _text
+from .places import excerpt_of, span_of
 from .table import SegmentTable
 
 
@@ -29,9 +29,9 @@ def _groups(mask: np.ndarray, min_len: int = 1, alone: bool = False):
 
 
 def _finding(kind, severity, transcript, table, first, last, score=1.0, evidence=()) -> Finding:
-    return Finding(kind=kind, severity=severity, span=_span(transcript, first, last), segments=(first, last),
+    return Finding(kind=kind, severity=severity, span=span_of(transcript, first, last), segments=(first, last),
                    speaker=table.speaker_of(first, last), count=last - first + 1,
-                   excerpt=_clip(_text(transcript, first)), score=score, evidence=evidence,
+                   excerpt=excerpt_of(transcript, first), score=score, evidence=evidence,
                    stream="timing", extent=(float(first), float(last + 1)))
 
 
@@ -44,15 +44,15 @@ def timing_findings(transcript: Transcript, table: SegmentTable, config: DetectC
         out += _rates(transcript, table, config, independent)
         durations = table.end - table.start
         for first, last in _groups((durations == 0) & table.closed, alone=independent):
-            out.append(_finding("zero_length", "low", transcript, table, first, last))
+            out.append(_finding(Kind.ZERO_LENGTH, Severity.LOW, transcript, table, first, last))
         for first, last in _groups(durations < 0, alone=independent):
-            out.append(_finding("inverted", "medium", transcript, table, first, last))
+            out.append(_finding(Kind.INVERTED, Severity.MEDIUM, transcript, table, first, last))
         same = np.concatenate(([False], (np.abs(np.diff(durations)) <= config.uniform_tolerance) & (durations[1:] > 0)))
         for first, last in _groups(same if table.measured and not independent else same & False,
                                    config.uniform_duration_run - 1):
-            out.append(_finding("uniform_durations", "low", transcript, table, first - 1, last))
+            out.append(_finding(Kind.UNIFORM_DURATIONS, Severity.LOW, transcript, table, first - 1, last))
     for first, last in _groups(~table.closed, alone=independent):
-        out.append(_finding("unclosed", "medium", transcript, table, first, last, evidence=("unclosed",)))
+        out.append(_finding(Kind.UNCLOSED, Severity.MEDIUM, transcript, table, first, last, evidence=("unclosed",)))
     truncated = _truncation(transcript, table, config, audio_duration)
     return out + ([truncated] if truncated else [])
 
@@ -69,7 +69,7 @@ def _rates(transcript: Transcript, table: SegmentTable, config: DetectConfig, al
     out = []
     for first, last in _groups(dense, alone=alone):
         worst = float(ratio[first:last + 1].max())
-        out.append(_finding("rate", "high" if worst >= 2 else "medium", transcript, table, first, last,
+        out.append(_finding(Kind.RATE, Severity.HIGH if worst >= config.high_factor else Severity.MEDIUM, transcript, table, first, last,
                             score=worst, evidence=("dense",)))
     return out
 
@@ -83,7 +83,7 @@ def _truncation(transcript: Transcript, table: SegmentTable, config: DetectConfi
     if missing <= max(config.truncation_seconds, config.truncation_share * audio_duration):
         return None
     n = len(transcript) - 1
-    return Finding(kind="truncated", severity="medium", span=Span(last_end, audio_duration),
+    return Finding(kind=Kind.TRUNCATED, severity=Severity.MEDIUM, span=Span(last_end, audio_duration),
                    segments=(n, n), speaker=None, count=None,
                    excerpt=f"transcript ends at {last_end:.1f}s of {audio_duration:.1f}s of audio",
                    score=missing / max(config.truncation_seconds, 1e-9), evidence=("early_stop",),

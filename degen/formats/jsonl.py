@@ -149,12 +149,16 @@ def _load(text: str, shape: str) -> Transcript:
         found = _manifest_columns(text)
         if found is not None:
             return found
-    segments = [segment_of(item, number, shape) for number, item in _objects(text)]
+    try:
+        numbered = [(number, segment_of(item, number, shape)) for number, item in _objects(text)]
+    except FormatError as exc:
+        raise _for_manifest(exc) if shape == "manifest" else exc from None
+    segments = [seg for _, seg in numbered]
     if not segments:
         raise FormatError("the transcript is empty")
     meta = {"style": _style(text)}
     if shape == "manifest":
-        meta["independent"] = True
+        meta.update(independent=True, **line_meta(number for number, _ in numbered))
         if any(s.span is None for s in segments):  # all timed or none: columns cannot mix
             segments = [s.with_(span=None) for s in segments]
     else:
@@ -178,7 +182,10 @@ _MISSING = object()  # a key the object does not hold (a JSON null is None)
 def _manifest_columns(text: str) -> Transcript | None:
     """A manifest's transcript as columns, equal to what the line-by-line reader makes;
     None when it must read the lines one by one (see ``manifest_rows``)."""
-    found = manifest_rows([line for line in split_lines(text) if line.strip()])
+    lines = split_lines(text)
+    numbers = [number for number, line in enumerate(lines, 1) if line.strip()]
+    found = manifest_rows([lines[number - 1] for number in numbers])
+    del lines
     if found is None:
         return None
     items, (texts, speakers, starts, ends) = found
@@ -187,8 +194,8 @@ def _manifest_columns(text: str) -> Transcript | None:
     if untimed:  # all timed or none, as the line-by-line reader makes them
         starts, ends = np.full(len(texts), math.nan), np.full(len(texts), math.nan)
     columns = Columns(texts, speakers, starts, ends, np.ones(len(texts), dtype=bool))
-    return Transcript(format="manifest", meta={"style": _style(text), "independent": True}, columns=columns,
-                      build=_manifest_builder(items, untimed))
+    return Transcript(format="manifest", meta={"style": _style(text), "independent": True, **line_meta(numbers)},
+                      columns=columns, build=_manifest_builder(items, untimed))
 
 
 def _manifest_builder(items: list[dict], untimed: bool):
@@ -292,6 +299,35 @@ def segment_of(item: dict, number: int, shape: str) -> Segment:
     if shape == "jsonl":
         return jsonfmt.segment(item, f"line {number}")
     return _manifest_segment(item, number)
+
+
+def line_meta(numbers) -> dict:
+    """``{"blank_lines": (...)}``: the line numbers of the blank lines among the utterances
+    whose line ``numbers`` (ascending) are given, so that a report names each utterance's
+    line in the file (``line_number``); nothing when there are none (the usual manifest)."""
+    blank, expected = [], 1
+    for number in numbers:
+        blank.extend(range(expected, number))
+        expected = number + 1
+    return {"blank_lines": tuple(blank)} if blank else {}
+
+
+def line_number(transcript: Transcript, index: int) -> int:
+    """The line of the file that utterance ``index`` (0-based) of a manifest was read from."""
+    number = index + 1
+    for blank in transcript.meta.get("blank_lines", ()):
+        if blank > number:
+            break
+        number += 1
+    return number
+
+
+def _for_manifest(exc: FormatError) -> FormatError:
+    """A bad line of a manifest, with the way to judge the others: ``degen filter`` sets
+    such lines aside (quarantined, with why) and judges the rest."""
+    hint = "; ".join(h for h in (exc.hint, "degen filter MANIFEST --keep clean.jsonl --quarantine suspect.jsonl "
+                                           "sets such lines aside and judges the others") if h)
+    return FormatError(exc.detail, path=exc.path, where=exc.where, field=exc.field, hint=hint)
 
 
 def loads_segments(text: str) -> Transcript:

@@ -39,6 +39,8 @@ def read(lines: Iterable[tuple[int, bytes]], shape: str, style: dict) -> Transcr
     kept = ((number, line) for number, line in lines if line.strip())
     while batch := list(islice(kept, BATCH)):
         found.add_batch(batch)
+        if shape == "manifest":
+            found.numbers.extend(number for number, _ in batch)
     return found.transcript(style)
 
 
@@ -58,6 +60,7 @@ class _Lines:
         self.first = None  # the first line's object: the jsonl layout comes from it
         self.block: list = []  # kept lines (see _kept) not yet packed
         self.blocks: list[bytes] = []
+        self.numbers = array("q")  # a manifest's line numbers, for jsonl.line_meta
 
     def add_batch(self, batch: list[tuple[int, bytes]]) -> None:
         """Non-blank lines in order: a manifest's read a column at a time when they are
@@ -137,7 +140,7 @@ class _Lines:
         starts, ends = np.frombuffer(self.starts, dtype=np.float64), np.frombuffer(self.ends, dtype=np.float64)
         meta = {"style": style}
         if self.shape == "manifest":
-            meta["independent"] = True
+            meta.update(independent=True, **jsonl.line_meta(self.numbers))
             if self.untimed:  # all timed or none, as the whole reader makes them
                 starts, ends = np.full(n, math.nan), np.full(n, math.nan)
         else:

@@ -28,10 +28,26 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
+def newline_of(text: str) -> str:
+    """The line end a file uses: CRLF when its head holds one, a lone CR when its lines end
+    in CR alone (classic Mac OS: split_lines reads them so, and they are written back so),
+    else LF."""
+    head = text[:65536]
+    if "\r\n" in head:
+        return "\r\n"
+    return "\r" if "\r" in head and "\n" not in head else "\n"
+
+
+def as_lf(text: str) -> str:
+    """``text`` with every line end that ``split_lines`` reads (CRLF, LF, a lone CR) as LF,
+    for the sniffers' patterns, which look for LF: a file whose lines end in a lone CR, or
+    that mixes the three, is sniffed as the readers will read it."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
 def split(text: str) -> tuple[list[str], dict]:
     """The lines of ``text`` and the meta that writes them back alike (newline, final newline)."""
-    newline = "\r\n" if "\r\n" in text[:65536] else "\n"
-    return split_lines(text), {"newline": newline, "final_newline": text.endswith(("\n", "\r"))}
+    return split_lines(text), {"newline": newline_of(text), "final_newline": text.endswith(("\n", "\r"))}
 
 
 def join(lines: Iterable[str], meta: dict) -> str:

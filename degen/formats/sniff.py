@@ -14,6 +14,7 @@ import re
 from ..errors import FormatError
 from ..model import Transcript
 from . import console, jsonfmt, jsonl, lrc, moss, notes, speakers, subtitles, tables
+from .lines import as_lf
 
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -57,10 +58,16 @@ def decode(data: bytes) -> str:
     for bom, codec in _BOMS:
         if data.startswith(bom):
             try:
-                return data.decode(codec)
+                text = data.decode(codec)
             except UnicodeDecodeError as exc:
                 raise FormatError(f"invalid {codec.upper()} (at byte {exc.start})", hint="re-save the file as UTF-8") \
                     from None
+            # A byte-order mark over bytes of another encoding (UTF-16 read as UTF-32, a text
+            # encoded twice) decodes without error into NULs and control characters.
+            if "\x00" in text[:_SAMPLE] or _binary(text[:_SAMPLE]):
+                raise FormatError(f"the {codec.upper()} byte-order mark does not fit the bytes after it (they decode "
+                                  f"to control characters)", where="byte 0", hint="re-save the file as UTF-8")
+            return text
     for magic, what in _MAGIC:
         if data.startswith(magic):
             raise refuse(what[0].upper() + what[1:])
@@ -77,10 +84,13 @@ def decode(data: bytes) -> str:
         line = data[:exc.start].count(b"\n") + 1
         raise FormatError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
                           where=f"line {line}", hint="re-save the file as UTF-8") from None
-    head = text[:_SAMPLE]
-    if head and len(_CONTROL.findall(head)) > _MAX_CONTROL_SHARE * len(head):
+    if _binary(text[:_SAMPLE]):
         raise refuse("Binary data (control characters)")
     return text
+
+
+def _binary(head: str) -> bool:
+    return bool(head) and len(_CONTROL.findall(head)) > _MAX_CONTROL_SHARE * len(head)
 
 
 def _sniff_text(head: str, extension: str) -> str:
@@ -135,7 +145,7 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
             return printed
         if head[0] == "{" or _JSONISH.match(head):
             raise error
-    name = _sniff_text(head[:65536], extension)
+    name = _sniff_text(as_lf(head[:65536]), extension)
     return speakers.loads(text, sniffed=True) if name == "speaker_text" else registry[name].loads(text)
 
 
@@ -157,4 +167,4 @@ def sniff(text: str, extension: str = "") -> str:
                 raise exc
         else:
             return jsonfmt.shape_of(doc)
-    return _sniff_text(head[:65536], extension)
+    return _sniff_text(as_lf(head[:65536]), extension)

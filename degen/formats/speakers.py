@@ -60,10 +60,21 @@ def _compiled(source: str):
     return regex.compile(source)
 
 
+# A label and its time stamp open a line within this many characters, and a label line is no
+# longer. The patterns are tried on that much of a line: on a whole 70,000-character line
+# their label and stamp alternatives backtracked for seconds each, 48 s for one file.
+_HEAD = 1000
+
+
 def _classify(line: str):
     """('turn', match) for a label with text, ('label', match) for a label line, or None."""
+    probe, long = line[:_HEAD], len(line) > _HEAD
     for kind, pattern in (("turn", _RANGED), ("turn", _BRACKET), ("label", _BLOCK), ("turn", _INLINE)):
-        match = _compiled(pattern).match(line)
+        if long and pattern is _BLOCK:
+            continue
+        match = _compiled(pattern).match(probe)
+        if match and long:  # a turn's text runs to the line's end: matched whole at once, on the same path
+            match = _compiled(pattern).match(line)
         if match and pattern is _RANGED and match.group("label").strip().casefold() in _PROSE:
             continue  # "Time: 10:00 - 11:00: ..." is a note, not a speaker
         if match and (kind != "label" or match.group("colon").strip() or match.group("stamp")

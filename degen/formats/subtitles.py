@@ -8,7 +8,7 @@ import regex
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
-from .lines import split_lines
+from .lines import newline_of, split_lines
 from .timecode import clock_seconds
 
 _TIME = r"(?:(\d+):)?(\d{1,2}):(\d{2})[,.](\d{1,3})"
@@ -110,9 +110,8 @@ def _cue(first: int, lines: list[str], vtt: bool):
                           field="time", hint="use HH:MM:SS,mmm --> HH:MM:SS,mmm")
     start = _seconds(match.groups()[0:4], first + time_at)
     end = _seconds(match.groups()[4:8], first + time_at)
-    if end < start:
-        raise FormatError(f"end {end:g} is before start {start:g}", where=f"line {first + time_at}",
-                          field="end", hint="fix the cue's times")
+    # An end before its start is kept, as every reader keeps it (model.Span): a degenerate
+    # model wrote it, and the scan reports it (an 'inverted' finding) instead of refusing the file.
     ident = "\n".join(lines[:time_at])
     extra = {"id": ident, "settings": match.group(9), "timing": lines[time_at], "raw_span": Span(start, end)}
     return Span(start, end), "\n".join(lines[time_at + 1:]), extra
@@ -173,9 +172,12 @@ _PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
 
 def newline_meta(text: str) -> dict:
     """``{"newline": "\\r\\n"}`` when the text's first line ends with CRLF (a file made
-    on Windows, written back alike), else nothing."""
+    on Windows, written back alike), ``{"newline": "\\r"}`` when its lines end in a lone CR
+    (classic Mac OS), else nothing."""
     end = text.find("\n")
-    return {"newline": "\r\n"} if end > 0 and text[end - 1] == "\r" else {}
+    if end > 0 and text[end - 1] == "\r":
+        return {"newline": "\r\n"}
+    return {"newline": "\r"} if newline_of(text) == "\r" else {}
 
 
 def loads_srt(text: str) -> Transcript:
@@ -229,7 +231,8 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
 
 
 def _ended(text: str, transcript: Transcript) -> str:
-    return text.replace("\n", "\r\n") if transcript.meta.get("newline") == "\r\n" else text
+    newline = transcript.meta.get("newline", "\n")
+    return text.replace("\n", newline) if newline != "\n" else text
 
 
 def dumps_srt(transcript: Transcript) -> str:

@@ -36,7 +36,15 @@ _MS_MEDIAN = 100  # integer times whose median duration is >= 100 are millisecon
 def _cells(line: str, delimiter: str) -> list[str]:
     if delimiter == "\t":  # whisper writes TSV without quoting: a quote is text
         return line.split("\t")
-    return next(csv.reader([line], delimiter=delimiter), [])
+    if len(line) >= csv.field_size_limit():
+        # The csv module refuses a field over 131,072 characters (its default, a guard for
+        # unbounded streams); a row here is one line of a file already bounded in size
+        # (io's input limit), and an hour of speech is a few hundred thousand characters.
+        csv.field_size_limit(len(line) + 1)
+    try:
+        return next(csv.reader([line], delimiter=delimiter), [])
+    except csv.Error as exc:
+        raise FormatError(f"unreadable CSV row ({exc})", hint="check the quoting of its cells") from None
 
 
 def delimiter_of(text: str) -> str | None:

@@ -22,12 +22,15 @@ _CLOCK = re.compile(CLOCK)
 
 def clock_seconds(hours: str | None, minutes: str, seconds: str, fraction: str | None, where: str) -> float:
     """Seconds from the parts of ``[hh:]mm:ss[.fff]``; a FormatError naming ``where`` when out of range."""
+    # Leading zeros dropped first: int() refuses any digit string past 4,300 digits, zeros too.
+    hours, minutes, seconds = (None if p is None else p.lstrip("0") or "0" for p in (hours, minutes, seconds))
+    for name, part in (("hours", hours), ("minutes", minutes), ("seconds", seconds)):
+        if part is not None and len(part) > 6:  # no recording is a million minutes long
+            raise FormatError(f"timecode {name} out of range ({part[:12]}{'...' if len(part) > 12 else ''})",
+                              where=where, field="time", hint=f"times must be under {MAX_SECONDS:g} seconds")
     if int(minutes) > 59 and hours is not None or int(seconds) > 59:
         raise FormatError(f"timecode minutes/seconds out of range ({minutes}:{seconds})", where=where,
                           field="time")
-    if hours is not None and len(hours.lstrip("0")) > 6:
-        raise FormatError(f"timecode hours out of range ({hours[:12]}{'...' if len(hours) > 12 else ''})",
-                          where=where, field="time", hint=f"times must be under {MAX_SECONDS:g} seconds")
     total_ms = ((int(hours or 0) * 60 + int(minutes)) * 60 + int(seconds)) * 1000 + int((fraction or "0").ljust(3, "0"))
     return check_seconds(total_ms / 1000, where)  # one division: 1.348 stays 1.348
 

@@ -12,6 +12,7 @@ import math
 import re
 from html import escape
 
+from ..detect.finding import Kind, Severity
 from ..model import Transcript
 from ..report import Report
 from .terminal import plural
@@ -20,11 +21,11 @@ from .text import CLOCK_LIMIT, clock, summary_line
 WIDTH = 1200  # timeline width in px
 LANE = 16  # lane height in px
 LABEL = 70  # px for the speaker labels
-COLORS = {"char_loop": "#d62728", "phrase_loop": "#ff7f0e", "segment_loop": "#9467bd", "rate": "#e377c2",
-          "unclosed": "#8c564b", "truncated": "#7f7f7f", "zero_length": "#17becf", "inverted": "#17becf",
-          "uniform_durations": "#bcbd22", "hallucination": "#2ca02c", "untranscribed": "#7f7f7f"}
+COLORS = {Kind.CHAR_LOOP: "#d62728", Kind.PHRASE_LOOP: "#ff7f0e", Kind.SEGMENT_LOOP: "#9467bd", Kind.RATE: "#e377c2",
+          Kind.UNCLOSED: "#8c564b", Kind.TRUNCATED: "#7f7f7f", Kind.ZERO_LENGTH: "#17becf", Kind.INVERTED: "#17becf",
+          Kind.UNIFORM_DURATIONS: "#bcbd22", Kind.HALLUCINATION: "#2ca02c", Kind.UNTRANSCRIBED: "#7f7f7f"}
 DEFAULT_COLOR = "#d62728"  # a kind this table does not know yet still shows
-OPACITY = {"high": 0.55, "medium": 0.4, "low": 0.25}
+OPACITY = {Severity.HIGH: 0.55, Severity.MEDIUM: 0.4, Severity.LOW: 0.25}
 
 # Latin first, then CJK faces each platform ships (macOS, Windows, Linux Noto/Source Han,
 # WenQuanYi), so Chinese and Japanese transcripts render without tofu; generic last.
@@ -71,7 +72,7 @@ def _axis(transcript: Transcript, duration: float | None) -> tuple[callable, flo
 
     A corrupt time (inf, NaN, a 309-digit stamp) must not stretch the axis to nothing:
     the axis spans the plausible times and anything beyond is drawn at its end."""
-    if transcript.timed:
+    if _timed_axis(transcript):
         total = max(_plausible(duration), _plausible(transcript.end), 1e-9)
         if total == 1e-9:
             total = max((_plausible(s.span.end) for s in transcript), default=1e-9) or 1e-9
@@ -81,6 +82,12 @@ def _axis(transcript: Transcript, duration: float | None) -> tuple[callable, flo
             return start, max(_clamp(s.span.end, total), start)
         return where, total
     return (lambda i, s: (float(i), i + 1.0)), float(max(len(transcript), 1))
+
+
+def _timed_axis(transcript: Transcript) -> bool:
+    """Whether the timeline is drawn in time: not for untimed text, nor for a manifest,
+    whose every utterance starts at 0 s (its lines are drawn one after another)."""
+    return transcript.timed and not transcript.meta.get("independent")
 
 
 def _plausible(value: float | None) -> float:
@@ -121,7 +128,7 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
         a, b = f.segments
         start, _ = where(a, transcript[a])
         _, end = where(b, transcript[b])
-        if f.kind in ("truncated", "untranscribed") and f.span is not None:
+        if f.kind in (Kind.TRUNCATED, Kind.UNTRANSCRIBED) and f.span is not None and _timed_axis(transcript):
             start, end = _clamp(f.span.start, total), _clamp(f.span.end, total)
         x, w = LABEL + start * scale, max((end - start) * scale, 2.0)
         tip = f"{f.kind} {f.unit or ''} x{f.count or ''} | {clock(f.span.start) if f.span else '#' + str(a)}" \
@@ -131,7 +138,7 @@ def timeline(transcript: Transcript, findings, duration: float | None, title: st
                      f'fill-opacity="{OPACITY[f.severity]}"><title>{escape(tip)}</title></rect>')
     for k in range(11):  # ticks; the last label ends at the edge instead of running past it
         t = total * k / 10
-        label = clock(t) if transcript.timed else f"#{int(t)}"
+        label = clock(t) if _timed_axis(transcript) else f"#{int(t)}"
         anchor = "end" if k == 10 else "start"
         x = WIDTH - 2 if k == 10 else LABEL + t * scale
         parts.append(f'<text class="lane-label tick" text-anchor="{anchor}" x="{x:.0f}" '
@@ -149,7 +156,7 @@ def legend(findings, timed: bool) -> str:
     for kind in dict.fromkeys(f.kind for f in findings):
         items.append(f"<span>{swatch(COLORS.get(kind, DEFAULT_COLOR))}{escape(kind)}</span>")
     if findings:
-        shades = "".join(swatch("#d62728", OPACITY[level]) for level in ("high", "medium", "low"))
+        shades = "".join(swatch("#d62728", OPACITY[level]) for level in reversed(Severity))
         items.append(f"<span>{shades}band shade: severity high / medium / low (click a band for its row)</span>")
     axis = "ticks: time from the start (mm:ss or h:mm:ss)" if timed else "ticks: segment number (no timing)"
     items.append(f"<span>{axis}</span>")
@@ -183,15 +190,21 @@ def _metrics(report: Report) -> str:
     return '<div class="metrics">' + "".join(f'<div class="metric"><b>{v}</b>{k}</div>' for k, v in cells) + "</div>"
 
 
-def _findings_table(findings, prefix: str = "") -> str:
+def _findings_table(findings, prefix: str = "", places=None) -> str:
+    """The findings, each named by its time, or (``places``: a manifest's) by its line and
+    audio file: an utterance's time is clip-relative and names no row."""
     rows = []
     for n, f in enumerate(findings):
-        when = "-" if f.span is None else f"{clock(f.span.start)}–{clock(f.span.end)}"
-        rows.append(f'<tr data-f="{prefix}{n}" id="row-{prefix}{n}"><td>{when}</td><td>{escape(f.speaker or "-")}</td>'
+        if places is not None:
+            where = f'<td>{places[n]["line"]}</td><td>{escape(places[n]["audio_filepath"] or "-")}</td>'
+        else:
+            where = "<td>-</td>" if f.span is None else f"<td>{clock(f.span.start)}–{clock(f.span.end)}</td>"
+        rows.append(f'<tr data-f="{prefix}{n}" id="row-{prefix}{n}">{where}<td>{escape(f.speaker or "-")}</td>'
                     f'<td><span class="sw" style="background:{COLORS.get(f.kind, DEFAULT_COLOR)}"></span>{f.kind}</td>'
                     f'<td>{f.severity}</td><td>{escape(f.unit or "")}</td><td>{f.count or ""}</td>'
                     f'<td class="excerpt">{escape(f.excerpt)}</td></tr>')
-    head = "<tr><th>time</th><th>speaker</th><th>kind</th><th>severity</th><th>unit</th><th>count</th><th>excerpt</th></tr>"
+    place = "<th>line</th><th>audio</th>" if places is not None else "<th>time</th>"
+    head = f"<tr>{place}<th>speaker</th><th>kind</th><th>severity</th><th>unit</th><th>count</th><th>excerpt</th></tr>"
     return f'<table class="findings">{head}{"".join(rows)}</table>' if rows else "<p>No findings.</p>"
 
 
@@ -208,9 +221,9 @@ def _header(report: Report, heading: str) -> str:
 def render_scan(report: Report, transcript: Transcript) -> str:
     """The scan report as one HTML page."""
     body = (_header(report, f"degen scan: {report.source}") + "<h2>Timeline</h2>" +
-            legend(report.findings, transcript.timed) +
+            legend(report.findings, _timed_axis(transcript)) +
             timeline(transcript, report.findings, report.metrics.duration, "timeline") +
-            "<h2>Findings</h2>" + _findings_table(report.findings) +
+            "<h2>Findings</h2>" + _findings_table(report.findings, places=report.places) +
             ("<h2>Advice</h2><ul>" + "".join(f"<li>{escape(a)}</li>" for a in report.advice) + "</ul>"
              if report.advice else ""))
     return _page(f"degen scan {report.source}", body)

@@ -69,6 +69,53 @@ def shorten(text: str | None, columns: int) -> str:
     return "".join(out) + "…"
 
 
+def clip(line: str, columns: int | None) -> str:
+    """``line`` cut to ``columns`` display columns with an ellipsis, its spacing kept
+    (``shorten`` joins the words with single spaces)."""
+    if columns is None or width(line) <= columns:
+        return line
+    used, out = 0, []
+    for ch in line:
+        used += char_width(ch)
+        if used > columns - 1:
+            break
+        out.append(ch)
+    return "".join(out) + "…"
+
+
+def wrap(text: str, columns: int | None, first: str = "", rest: str = "") -> list[str]:
+    """``text`` as lines of at most ``columns`` display columns, broken at spaces (a word
+    wider than a line is cut), the first line starting with ``first``, the others with
+    ``rest``; one line when ``columns`` is None."""
+    if columns is None:
+        return [first + text]
+    lines, line, empty = [], first, True
+    for word in text.split():
+        if not empty and width(line) + 1 + width(word) <= columns:
+            line += " " + word
+            continue
+        if not empty:
+            lines.append(line)
+            line = rest
+        while width(line) + width(word) > columns:  # a path or URL longer than a line
+            cut = _fitting(word, max(1, columns - width(line)))
+            lines.append(line + word[:cut])
+            line, word = rest, word[cut:]
+        line, empty = line + word, False
+    lines.append(line)
+    return lines
+
+
+def _fitting(text: str, columns: int) -> int:
+    """How many leading characters of ``text`` fit in ``columns``."""
+    used = 0
+    for count, ch in enumerate(text):
+        used += char_width(ch)
+        if used > columns:
+            return max(1, count)
+    return len(text)
+
+
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """``"1 span"``, ``"2 spans"`` (``many`` for irregular plurals)."""
     return f"{count} {noun if count == 1 else (many or noun + 's')}"

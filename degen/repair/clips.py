@@ -15,6 +15,7 @@ from ..detect.tokens import content
 from ..model import Segment, Span, Transcript
 from .audio import Audio
 from .plan import Plan, RepairSpan
+from .period import period_copies
 from .policy import Policy, Step
 from .rhythm import Repetition, find_repetition
 from .language import Language
@@ -60,6 +61,13 @@ class Scope:
             return None
         return Repetition(span.start + found.start, span.start + found.end, found.copies, found.syllables,
                           tuple(span.start + c for c in found.cuts))
+
+    def period(self, span: Span) -> int | None:
+        """The copies of one unit the audio of ``span`` repeats, counted by the sound
+        matching itself one copy later (``period``): a second count beside the rhythm's."""
+        if self.audio is None:
+            return None
+        return period_copies(self.audio.read(span), self.audio.sample_rate)
 
     def voiced_spans(self, span: Span) -> list[tuple[float, float]]:
         """Voiced stretches of ``span``, in transcript time."""

@@ -6,7 +6,8 @@ keeps the original's clean text, fits the voiced time of the whole span). Where 
 holds a repetition (an answer says a short unit was said several times, or the audio's
 rhythm repeats one sound), its count must be confirmed by two independent lines:
 
-    the rhythm of the voiced audio          copies of one sound (``rhythm``)
+    the rhythm of the voiced audio          copies parted by syllable dips (``rhythm``)
+    its period                              the sound matching itself a copy later (``period``)
     answer A  (one step: temperature, penalty, context, pieces)
     answer B  (another step)                each its unit and count (``evidence.claims``)
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 from ..model import Segment
 from .evidence import EvidenceConfig, Verdict, claims, unit_key
+from .language import Language, unknown_words
 from .pieces import copies_of
 from .result import Attempt
 from .rhythm import Repetition
@@ -94,14 +96,29 @@ def _agree(a: int, b: int, evidence: EvidenceConfig) -> bool:
     return abs(a - b) <= max(1, evidence.count_tolerance * max(a, b))
 
 
-def lines(tried: tuple[Tried, ...], repetition: Repetition | None, unit: str | None,
-          evidence: EvidenceConfig) -> list[Count]:
+@dataclass(frozen=True)
+class Heard:
+    """What the audio of a span says about a repetition, by two methods: the rhythm
+    (copies parted by the dips between syllables; the pieces are cut there) and the period
+    (the sound matching itself one copy later). Either may be None."""
+
+    rhythm: Repetition | None = None
+    period: int | None = None
+
+    @property
+    def any(self) -> bool:
+        return self.rhythm is not None or self.period is not None
+
+
+def lines(tried: tuple[Tried, ...], heard: Heard, unit: str | None, evidence: EvidenceConfig) -> list[Count]:
     """Every line of evidence on the count of ``unit``: the rhythm's, and one per usable
     whole answer of its own settings (a second draw with the same settings is no second
     witness where the server has no seed: a confident loop repeats itself; with a seed of
     its own each draw is independent). A pieces answer is none: its count is the rhythm's
     cuts."""
-    out = [Count("the audio's rhythm", None, rhythm_copies(repetition, unit))] if repetition is not None else []
+    out = [Count("the audio's rhythm", None, rhythm_copies(heard.rhythm, unit))] if heard.rhythm is not None else []
+    if heard.period is not None:
+        out.append(Count("the audio's period", None, heard.period))
     seen = set()
     for t in tried:
         step = t.attempt.step, t.attempt.seed
@@ -114,20 +131,24 @@ def lines(tried: tuple[Tried, ...], repetition: Repetition | None, unit: str | N
     return out
 
 
-def decide(tried: tuple[Tried, ...], repetition: Repetition | None, evidence: EvidenceConfig) -> Decision | None:
-    """The accepted answer once the evidence confirms one, else None (ask again)."""
+def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
+           language: Language | None = None) -> Decision | None:
+    """The accepted answer once the evidence confirms one, else None (ask again). A
+    repeated unit that is no word of the transcript's language is never confirmed."""
     last = tried[-1]
     if not last.usable:
         return None
     said = claim(last, evidence)
     v = last.attempt.verdict
-    if said is None and repetition is None:
+    if said is not None and language is not None and unknown_words(said[0], language):
+        return None
+    if said is None and not heard.any:
         if not v.fits:
             return None
         return Decision(len(tried) - 1, f"accepted: no repetition to count, no loop, fits {_voiced(v)} and keeps "
                                         f"the original's clean text")
     unit = said[0] if said else _named_unit(tried)
-    evidence_lines = lines(tried, repetition, unit, evidence)
+    evidence_lines = lines(tried, heard, unit, evidence)
     copies = said[1] if said else 0
     agree = [c for c in evidence_lines if _agree(c.copies, copies, evidence) and c.copies]
     disagree = [c for c in evidence_lines if c not in agree]
@@ -147,7 +168,7 @@ def _named_unit(tried: tuple[Tried, ...]) -> str | None:
     return None
 
 
-def best(tried: tuple[Tried, ...], repetition: Repetition | None, evidence: EvidenceConfig) -> int | None:
+def best(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig) -> int | None:
     """Of the answers judged faithful on their own, the one the evidence leans to most
     (for the report, or ``--accept-best``): the most lines agreeing with its count, then
     the closest fit to the voiced time."""
@@ -159,7 +180,7 @@ def best(tried: tuple[Tried, ...], repetition: Repetition | None, evidence: Evid
         support = 0
         if said is not None:
             support = sum(_agree(c.copies, said[1], evidence) and bool(c.copies)
-                          for c in lines(tried, repetition, said[0], evidence))
+                          for c in lines(tried, heard, said[0], evidence))
         fit = t.attempt.verdict.fit
         ranked.append((-support, abs(math.log(fit)) if fit else 0.0, k))
     return min(ranked)[2] if ranked else None

@@ -12,7 +12,8 @@ path forces English when the field is absent. So the language is pinned once per
 
 and sent with every request. An answer is foreign when its letters are in another script
 (Latin for a Mandarin transcript), or, for two languages of one script, when its words
-clearly belong to another language than the transcript's.
+clearly belong to another language than the transcript's; a repeated unit must be a word
+of the transcript's language where a lexicon of it is at hand (``unknown_words``).
 """
 
 from __future__ import annotations
@@ -161,3 +162,20 @@ def foreign(text: str, language: Language) -> str | None:
         if heard is not None and heard != language.code:
             return f"written in {heard}, the transcript in {language.code}"
     return None
+
+
+def unknown_words(unit: str, language: Language) -> bool:
+    """Whether no word of ``unit`` (a repeated unit an answer names) is a word of the
+    transcript's language, where its lexicon is known (simplemma's dictionaries, European
+    languages mostly): Whisper base hears espeak-ng's German "sieben" as "even" and "danke"
+    as "thank you", in Latin script like the rest, each count and all. False where the
+    language has no lexicon there (CJK: the script check does that work)."""
+    code = language.code
+    words = [w for w in _WORD.findall(unit)]
+    if not code or not words or script_of(unit) != "Latin":
+        return False
+    try:
+        import simplemma
+        return not any(simplemma.is_known(w, code) or simplemma.is_known(w.lower(), code) for w in words)
+    except ValueError:  # no lexicon for this language
+        return False

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..detect import Finding
+from ..detect.finding import Kind
 from ..errors import ConfigError
 from ..model import Span, Transcript
 from .voice import Voice
@@ -86,7 +87,7 @@ def _describe(f: Finding) -> str:
 SEAM_SECONDS = 5.0
 
 
-INSERTING = ("truncated", "untranscribed")  # findings of speech with no segment: new text goes in
+INSERTING = (Kind.TRUNCATED, Kind.UNTRANSCRIBED)  # findings of speech with no segment: new text goes in
 
 
 def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: float = 0.5,

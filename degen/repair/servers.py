@@ -287,7 +287,8 @@ class ServerState:
         values = {"temperature": f"{temperature:g}", "token_cap": str(self.cap(budget)),
                   "repetition_penalty": None if penalty is None else f"{penalty:g}",
                   "seed": None if seed is None else str(seed), "language": language or profile.language_absent,
-                  "model": model or profile.default_model}
+                  "model": model or profile.default_model or (self.models[0] if profile.model_required and self.models
+                                                              else None)}
         with self._lock:
             for knob, value in values.items():
                 fields = profile.knobs[knob].fields

@@ -15,7 +15,7 @@ from concurrent.futures import Future
 from ..errors import FormatError
 from ..model import Segment, Transcript
 from .clips import Scope, anchor_clip, clip_for
-from .decide import Decision, Tried, best, decide
+from .decide import Decision, Heard, Tried, best, decide
 from .evidence import INF, Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .pieces import pieces_note, send_pieces
 from .plan import RepairSpan
@@ -50,6 +50,7 @@ class SpanRepair:
             self.recorded[early[0]] = early[1].result()
         self.skipped = sender.skipped(rs.key, len(scope.policy.steps)) | inapplicable(scope.policy.steps, repetition)
         self.core_voiced = scope.voiced_spans(rs.core)
+        self.heard = Heard(repetition, scope.period(rs.core))
         self.tried: tuple[Tried, ...] = ()
 
     @property
@@ -69,7 +70,7 @@ class SpanRepair:
             self.tried += (Tried(number, attempt.with_(why=rejected(attempt)), placed, sent.entry.body),)
             if attempt.error:
                 return self.unresolved(f"server error: {attempt.error}")
-            decision = decide(self.tried, self.repetition, self.scope.policy.evidence)
+            decision = decide(self.tried, self.heard, self.scope.policy.evidence, self.scope.language)
             if decision is not None:
                 return self.finish(decision)
         return self.unresolved(self._why_unconfirmed())
@@ -139,7 +140,7 @@ class SpanRepair:
         """The original stays; the best answer, if any, is named in the report (and kept
         with ``accept_best``, as "unconfirmed")."""
         attempts = list(attempts_of(self.tried))
-        k = best(self.tried, self.repetition, self.scope.policy.evidence)
+        k = best(self.tried, self.heard, self.scope.policy.evidence)
         if k is None:
             return Outcome(self.rs, "unresolved", why, tuple(attempts), None, self.voiced)
         attempts[k] = attempts[k].with_(why=f"best answer, not confirmed: {why}")
@@ -155,9 +156,10 @@ class SpanRepair:
         if not any(t.usable for t in self.tried):
             last = self.tried[-1].attempt.verdict
             return f"no answer was faithful ({last.reason if last else 'no answer'})"
-        if self.repetition is not None:
-            return (f"no two lines of evidence agree on the count (the audio repeats one sound "
-                    f"{self.repetition.copies} times)")
+        if self.heard.any:
+            counts = [f"{n} by its {how}" for how, n in (("rhythm", self.repetition.copies if self.repetition else None),
+                                                         ("period", self.heard.period)) if n is not None]
+            return f"no two lines of evidence agree on the count (the audio repeats one sound {' and '.join(counts)})"
         return "no two answers agree on the count of the repetition"
 
     def _notice_ignored_penalty(self, step: Step, sent: Sent) -> None:

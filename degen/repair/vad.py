@@ -139,7 +139,7 @@ def make_vad(kind: str = "energy") -> Vad:
     if kind == "silero":
         if not silero_available():
             from ..errors import ConfigError
-            raise ConfigError("the silero VAD needs faster-whisper: pip install 'degen[asr]', or use the energy VAD")
+            raise ConfigError("the silero VAD needs faster-whisper: pip install 'degen-asr[asr]', or use the energy VAD")
         return SileroVad()
     from ..errors import ConfigError
     raise ConfigError(f"unknown VAD {kind!r}: use energy or silero")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..detect.finding import Finding
+from ..detect.finding import Finding, Kind, Severity
 from ..model import Span, Transcript
 from .audio import Audio
 from .vad import EnergyVad, Vad
@@ -149,6 +149,6 @@ def _gap_finding(gap: Span, voice: Voice, least: float, before: int, segments: i
     if seconds < least:
         return None
     at = min(max(before, 0), max(segments - 1, 0))
-    return Finding(kind="untranscribed", severity="medium", span=Span(voiced[0][0], voiced[-1][1]),
+    return Finding(kind=Kind.UNTRANSCRIBED, severity=Severity.MEDIUM, span=Span(voiced[0][0], voiced[-1][1]),
                    segments=(at, at), count=None, excerpt="", evidence=(f"{seconds:.1f}s voiced, no segment",),
                    stream="timing", score=seconds / least)

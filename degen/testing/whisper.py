@@ -9,7 +9,7 @@ Temperature 0 is greedy with no fallback, as a server without fallback behaves; 
 it samples once. ``repetition_penalty`` and ``max_new_tokens`` are honoured; output past
 ``max_new_tokens`` is cut mid-segment and left unclosed, like the real server's. Each
 Whisper segment becomes one MOSS segment of speaker S01, so answers have the SGLang-Omni
-shape. Install with ``pip install -e .[asr]``.
+shape. Install with ``pip install -e '.[asr]'``.
 """
 
 from __future__ import annotations

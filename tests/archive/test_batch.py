@@ -51,7 +51,7 @@ def test_globs_walk_matching_folders_and_an_empty_match_is_an_error(folder):
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_json_lines_in_input_order_go_on_past_a_bad_file(folder, jobs):
-    (folder / "b" / "bad.json").write_text('{"segments": [{"start": 3, "end": 1, "text": "x"}]}')
+    (folder / "b" / "bad.json").write_text('{"segments": [{"start": 3, "end": "soon", "text": "x"}]}')
     result = run("scan", "--json", "--jobs", jobs, folder)
     assert result.exit_code == 2 and "Traceback" not in result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]

@@ -122,7 +122,7 @@ def test_a_line_cut_by_a_crash_is_dropped_and_its_file_scanned_again(folder, tmp
 
 def test_files_that_could_not_be_read_are_tried_again(folder, tmp_path, monkeypatch):
     bad = folder / "00_bad.json"
-    bad.write_text('{"segments": [{"start": 3, "end": 1, "text": "x"}]}')
+    bad.write_text('{"segments": [{"start": 3, "end": "soon", "text": "x"}]}')
     output = tmp_path / "reports.jsonl"
     code, _, lines = scan_into(output, folder, monkeypatch)
     assert code == 2 and any("00_bad.json" in line and "segment 0" in line for line in lines)

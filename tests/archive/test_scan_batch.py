@@ -58,7 +58,7 @@ def test_another_column_and_durations_as_evidence():
 
 
 def test_hugging_face_datasets_map():
-    import datasets  # degen[datasets]: installed for the tests, never skipped
+    import datasets  # degen-asr[datasets]: installed for the tests, never skipped
     ds = datasets.Dataset.from_dict({"text": TEXTS, "id": list(range(len(TEXTS)))})
     out = ds.map(degen.scan_batch, batched=True, batch_size=4)
     assert out["id"] == list(range(len(TEXTS)))
@@ -68,7 +68,7 @@ def test_hugging_face_datasets_map():
 
 @pytest.fixture(scope="module")
 def ray_local():
-    import ray  # degen[ray]: installed for the tests, never skipped
+    import ray  # degen-asr[ray]: installed for the tests, never skipped
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield ray
     ray.shutdown()

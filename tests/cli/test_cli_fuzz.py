@@ -160,7 +160,7 @@ def test_in_place_never_overwrites_an_input_without_a_copy(tmp_path):
     def in_place(text):
         source.write_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": text}]}))
         before = source.read_bytes()
-        repaired = degen.read(json.dumps({"segments": [{"start": 0, "end": 1, "text": "fixed"}]}))
+        repaired = degen.read_text(json.dumps({"segments": [{"start": 0, "end": 1, "text": "fixed"}]}))
         _write_outputs(_Repaired(repaired), None, source, source, tmp_path / "r.json", True, None)
         return before
 

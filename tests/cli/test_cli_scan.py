@@ -76,7 +76,7 @@ def test_audio_duration_option_finds_an_early_stop():
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"segments": [{"start": 3, "end": 1, "text": "x"}]}')
+    bad.write_text('{"segments": [{"start": 3, "end": "soon", "text": "x"}]}')  # (an end before the start is a finding)
     result = run("scan", bad)
     assert result.exit_code == 2
     assert "Traceback" not in result.output

@@ -67,7 +67,7 @@ def test_public_names_still_resolve_on_first_use(tmp_path):
             "missing = [n for n in degen.__all__ if getattr(degen, n, None) is None]\n"
             "assert not missing, missing\n"
             "assert degen.DetectConfig is __import__('degen.detect', fromlist=['x']).DetectConfig\n"
-            "assert degen.scan('[0.0][S01]' + '的' * 102 + '[4.0]').degenerate\n"
+            "assert degen.scan_text('[0.0][S01]' + '的' * 102 + '[4.0]').degenerate\n"
             "assert set(degen.__all__) <= set(dir(degen))\n"
             "assert degen.archive.rows.scan_batch is degen.scan_batch and degen.io.write_atomic is degen.write_atomic\n"
             "assert degen.report.Report is degen.Report and degen.detect.DEFAULT is degen.DEFAULT\n")

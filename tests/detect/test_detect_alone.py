@@ -9,7 +9,8 @@ import degen
 from degen.detect import DEFAULT
 from degen.detect.loops import find_runs, within_texts
 from degen.detect.periodic import tandem_repeats
-from degen.detect.tokens import Stream, build_streams
+from degen.detect.streams import build_streams
+from degen.detect.tokens import Stream
 
 from ..conftest import FIXTURES
 

@@ -4,7 +4,8 @@ the loops around them, keep exactly what comparing every pair kept."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from degen.detect import _dedupe, _overlap
+from degen.detect import DEFAULT
+from degen.detect.dedupe import absorbed, dedupe, overlaps
 from degen.detect.finding import Finding
 
 SEVERITIES = ("low", "medium", "high")
@@ -22,11 +23,11 @@ def finding(draw):
 
 
 def every_pair(findings):
-    from degen.detect import SEVERITY_RANK, _STREAM_PREFERENCE
-    ranked = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -f.covered, _STREAM_PREFERENCE[f.stream]))
+    from degen.detect.dedupe import _STREAM_PREFERENCE
+    ranked = sorted(findings, key=lambda f: (-f.severity.rank, -f.covered, _STREAM_PREFERENCE[f.stream]))
     kept = []
     for f in ranked:
-        if not any(_overlap(f.extent, k.extent) for k in kept):
+        if not any(overlaps(f.extent, k.extent, DEFAULT.same_place_overlap) for k in kept):
             kept.append(f)
     return kept
 
@@ -34,7 +35,7 @@ def every_pair(findings):
 @settings(max_examples=400, deadline=None)
 @given(st.lists(finding(), max_size=40))
 def test_the_same_findings_kept_in_the_same_order(findings):
-    assert [id(f) for f in _dedupe(findings)] == [id(f) for f in every_pair(findings)]
+    assert [id(f) for f in dedupe(findings, DEFAULT.same_place_overlap)] == [id(f) for f in every_pair(findings)]
 
 
 @st.composite
@@ -46,7 +47,6 @@ def placed(draw, kind):
 @settings(max_examples=400, deadline=None)
 @given(st.lists(placed("rate"), max_size=30), st.lists(placed("phrase_loop"), max_size=30))
 def test_timing_inside_a_loop_is_absorbed_exactly_as_by_asking_every_loop(timing, loops):
-    from degen.detect import _absorbed
     inside = [f for f in timing if not any(l.segments[0] <= f.segments[0] and f.segments[1] <= l.segments[1]
                                            for l in loops)]
-    assert _absorbed(timing, loops) == inside
+    assert absorbed(timing, loops) == inside

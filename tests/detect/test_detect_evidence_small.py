@@ -36,3 +36,20 @@ def test_small_range_evidence_equals_the_array_path(table, data):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(table_module, "SMALL_RANGE", 0)
         assert fast == table.evidence(first, last, DEFAULT, members, uniform_min)
+
+
+@settings(max_examples=400, deadline=None)
+@given(tables(), st.data())
+def test_plain_sums_are_the_array_sums_figure_for_figure(table, data):
+    """Every figure the evidence weighs, not only the verdicts, over the ranges the plain
+    values serve (fewer than SMALL_RANGE segments: numpy sums more pairwise): NaN where
+    the other is NaN."""
+    first = data.draw(st.integers(0, len(table) - 1))
+    last = data.draw(st.integers(first, min(len(table), first + table_module.SMALL_RANGE) - 1))
+    chosen = data.draw(st.lists(st.integers(first, last), min_size=1, unique=True).map(sorted))
+    members = data.draw(st.sampled_from([None, np.array(chosen)]))
+    shape = data.draw(st.booleans())
+    plain = table_module._plain_sums(table, first, last, members, shape, DEFAULT.window_seconds)
+    arrays = table_module._array_sums(table, first, last, members, shape, DEFAULT.window_seconds)
+    for name, a, b in zip(plain._fields, plain, arrays):
+        assert a == b or (a != a and b != b), name

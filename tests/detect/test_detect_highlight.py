@@ -32,7 +32,7 @@ def highlighted(line: str, times: int = 1, word_seconds: float = 0.3, gap: float
 
 
 def kinds(text: str) -> list[str]:
-    return [f.kind for f in degen.scan(text, format="srt").flagged]
+    return [f.kind for f in degen.scan_text(text, format="srt").flagged]
 
 
 def test_the_whisperx_bug_report_cues_are_clean():
@@ -47,7 +47,7 @@ def test_a_line_said_once_word_by_word_is_no_loop_and_not_too_fast():
 
 
 def test_a_decoder_saying_the_line_again_and_again_is_still_a_loop():
-    found = degen.scan(highlighted(LINE, times=6), format="srt").flagged
+    found = degen.scan_text(highlighted(LINE, times=6), format="srt").flagged
     assert "segment_loop" in [f.kind for f in found]
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from degen.detect import DEFAULT, tokens
+from degen.detect import DEFAULT, streams
 from degen.detect.loops import _most_copies_in_a_segment, find_runs
 
 
@@ -20,7 +20,7 @@ def _one_at_a_time(stream, r, i):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="ab 的.", max_size=12), min_size=2, max_size=12))
 def test_split_runs_count_as_one_at_a_time(texts):
-    for stream in tokens.build_streams(texts).all():
+    for stream in streams.build_streams(texts).all():
         r = find_runs(stream, DEFAULT)
         stops = r.start + r.count * r.period
         a, b = stream.owner_index(r.start), stream.owner_index(stops - 1)

@@ -5,13 +5,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from degen.detect import tokens
+from degen.detect import streams
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="ab 的.", max_size=8), min_size=1, max_size=10), st.data())
 def test_place_from_batched_texts_is_locate(texts, data):
-    built = tokens.build_streams(texts)
+    built = streams.build_streams(texts)
     chosen = np.array(sorted(data.draw(st.sets(st.integers(0, len(texts) - 1), min_size=1))), dtype=np.int64)
     for stream in built.all() + [built.chars.subset(chosen), built.words.subset(chosen)]:
         if stream.ids.size == 0:

@@ -30,7 +30,7 @@ def test_the_compression_ratio_is_each_utterances_own(tmp_path):
     report = degen.scan(write_manifest(tmp_path / "m.jsonl", rows))
     ratios = [compression_ratio(t) for t, _ in rows]
     assert report.metrics.max_compression_ratio == max(ratios)
-    assert report.metrics.segments_over_compression == sum(r > 2.4 for r in ratios) == 1
+    assert report.metrics.windows_over_compression_ratio == sum(r > 2.4 for r in ratios) == 1
 
 
 def test_an_archive_summary_counts_a_manifests_flagged_utterances(tmp_path):

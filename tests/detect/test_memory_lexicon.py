@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from degen.detect import default_lexicon, lexicon_blocks, shreds
-from degen.detect.hallucination import Lexicon, _trie_pattern
+from degen.detect import hallucination, lexicon_blocks, shreds
+from degen.detect.hallucination import Lexicon, _trie_pattern, default_lexicon
 from degen.detect.lexicon_blocks import matches
 from degen.detect.shreds import match_keys, straddling
 
@@ -59,7 +59,7 @@ def test_blockwise_lexicon_search_equals_the_whole_search(monkeypatch, seed, blo
     whole = _whole(keys, keys, LEXICON, straddle)
     assert whole[0] and (whole[1] or not straddle)  # phrases were planted, some cut in two
     monkeypatch.setattr(lexicon_blocks, "LEXICON_BLOCK", block)
-    monkeypatch.setattr(lexicon_blocks, "LONG_TEXT", long_text)
+    monkeypatch.setattr(hallucination, "LONG_TEXT", long_text)
     found = _blocked(keys, keys, LEXICON, straddle)
     assert found == whole and list(found[0]) == list(whole[0])
 
@@ -73,7 +73,7 @@ def test_blockwise_search_of_overlapping_phrases_equals_the_whole_search(keys, b
     mp = pytest.MonkeyPatch()
     try:
         mp.setattr(lexicon_blocks, "LEXICON_BLOCK", block)
-        mp.setattr(lexicon_blocks, "LONG_TEXT", 0 if prefiltered else 10 ** 9)
+        mp.setattr(hallucination, "LONG_TEXT", 0 if prefiltered else 10 ** 9)
         found = _blocked(keys, keys, SMALL, straddle)
     finally:
         mp.undo()

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import degen
-from degen.detect import segments, windowed
+from degen.detect import segments, windows
 from degen.detect.segments import consecutive_repeats, segment_ids
 from degen.formats import loads
 from degen.model import Packed, lengths
@@ -76,10 +76,10 @@ def test_windowed_keys_are_packed_and_the_analysis_unchanged(monkeypatch):
         text = ["we should plan the release.", "的延迟比之前低了。", "Thank you."][i % 3] if i % 50 < 40 else "again"
         parts.append(f"[{3.0 * i:.2f}][S0{1 + i % 2}]{text}[{3.0 * i + 2.5:.2f}]")
     transcript = loads("".join(parts))
-    monkeypatch.setattr(windowed, "SMALLEST", 1 << 40)
+    monkeypatch.setattr(windows, "SMALLEST", 1 << 40)
     whole = degen.analyze(transcript)
-    monkeypatch.setattr(windowed, "SMALLEST", 0)
-    monkeypatch.setattr(windowed, "WINDOW", 200)
-    found = windowed.stream_loops(transcript, degen.DEFAULT)
+    monkeypatch.setattr(windows, "SMALLEST", 0)
+    monkeypatch.setattr(windows, "WINDOW", 200)
+    found = windows.stream_loops(transcript, degen.DEFAULT)
     assert isinstance(found[2], Packed) and len(found[2]._chunks) > 3
     assert degen.analyze(transcript) == whole and whole.findings

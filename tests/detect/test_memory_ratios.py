@@ -1,4 +1,4 @@
-"""A window's compression ratio computed piece by piece (detect.joined_ratio) is the
+"""A window's compression ratio computed piece by piece (detect.ratios.joined_ratio) is the
 ratio of its text joined whole: deflate's output does not depend on how its input is fed."""
 
 import random
@@ -6,8 +6,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from degen import detect
-from degen.detect import compression_ratio
+from degen.detect import compression_ratio, ratios
 
 TEXTS = st.lists(st.text(alphabet=st.sampled_from(list("ab 的。é\U0001f600x\n")), max_size=30), max_size=60)
 
@@ -19,8 +18,8 @@ def test_piecewise_ratio_equals_the_joined_text_s(texts, piece, data):
     stop = data.draw(st.integers(first, len(texts)))
     mp = pytest.MonkeyPatch()
     try:
-        mp.setattr(detect, "RATIO_PIECE", piece)
-        assert detect.joined_ratio(texts, first, stop) == compression_ratio("".join(texts[first:stop]))
+        mp.setattr(ratios, "RATIO_PIECE", piece)
+        assert ratios.joined_ratio(texts, first, stop) == compression_ratio("".join(texts[first:stop]))
     finally:
         mp.undo()
 
@@ -32,4 +31,4 @@ def test_piecewise_ratio_of_a_large_repetitive_window():
     texts[5000:5300] = ["thank you for watching"] * 300
     whole = compression_ratio("".join(texts))
     assert whole > 1.5  # repetitive enough that the window sizes matter to deflate
-    assert detect.joined_ratio(texts, 0, len(texts)) == whole
+    assert ratios.joined_ratio(texts, 0, len(texts)) == whole

@@ -1,24 +1,23 @@
-"""Streams built block by block (degen.detect.windowed) equal the whole-text build."""
+"""Streams built block by block (degen.detect.streams) equal the whole-text build."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from degen.detect import tokens, windowed
+from degen.detect import streams
 
 PIECES = ["hello", "World", "let's", "l'eau", " ", "!!", "...", "的的", "我们", "ＡＢ", "ﬁ", "Straße", "\x1f", "",
           "'", "x'", "9", "—", "😀", "ΣΑΣ", "e\u0301"[:1], "ㄱ", "\u3000", "?!"]
 
 
 def _whole(texts, monkeypatch):
-    monkeypatch.setattr(windowed, "SMALLEST", 1 << 40)
-    return tokens.build_streams(texts)
+    monkeypatch.setattr(streams, "SMALLEST", 1 << 40)
+    return streams.build_streams(texts)
 
 
 def _blocks(texts, monkeypatch, block):
-    monkeypatch.setattr(windowed, "SMALLEST", 0)
-    monkeypatch.setattr(windowed, "BLOCK", block)
-    return windowed.build_streams(texts)
+    monkeypatch.setattr(streams, "BLOCK", block)
+    return streams._by_blocks(texts)
 
 
 def _same(a, b):

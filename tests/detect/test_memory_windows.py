@@ -1,4 +1,4 @@
-"""Loop detection over windows of segments (degen.detect.windowed.stream_loops) gives
+"""Loop detection over windows of segments (degen.detect.windows.stream_loops) gives
 exactly the whole-stream analysis, loops across window edges included."""
 
 import json
@@ -7,7 +7,7 @@ import random
 import pytest
 
 import degen
-from degen.detect import windowed
+from degen.detect import windows
 from degen.formats import loads
 
 FIXTURES = sorted(p for p in (__import__("pathlib").Path(__file__).resolve().parents[2] / "fixtures" / "shapes").rglob("*.json") if p.name != "expect.json")
@@ -16,13 +16,14 @@ FIXTURES = sorted(p for p in (__import__("pathlib").Path(__file__).resolve().par
 def _analyses(transcript, window: int, context: int):
     mp = pytest.MonkeyPatch()
     try:
-        mp.setattr(windowed, "SMALLEST", 1 << 40)
+        mp.setattr(windows, "SMALLEST", 1 << 40)
         whole = degen.analyze(transcript)
-        mp.setattr(windowed, "SMALLEST", 0)
-        mp.setattr(windowed, "WINDOW", window)
-        mp.setattr(windowed, "CONTEXT", context)
-        mp.setattr(windowed, "LARGEST", 1 << 40)
-        assert windowed.stream_loops(transcript, degen.DEFAULT) is not None  # windows were used
+        mp.setattr(windows, "SMALLEST", 0)
+        mp.setattr(windows, "WINDOW", window)
+        mp.setattr(windows, "CONTEXT", context)
+        mp.setattr(windows, "LARGEST", 1 << 40)
+        texts = transcript.columns().texts
+        assert windows.stream_loops(transcript, degen.DEFAULT).windows == len(list(windows.cores(texts)))  # windows were used
         return whole, degen.analyze(transcript)
     finally:
         mp.undo()
@@ -69,7 +70,7 @@ def test_fixture_windows_match(path):
 def test_a_window_that_cannot_see_far_enough_misses_the_loop(monkeypatch):
     """Without widening, a clause cycled over many segments is lost: the test above can fail."""
     transcript = loads(_markup(1))
-    monkeypatch.setattr(windowed, "_periodic_tail", lambda tail, max_period: False)
+    monkeypatch.setattr(windows, "_periodic_tail", lambda tail, max_period: False)
     whole, by_window = _analyses(transcript, 40, 1)
     assert by_window != whole
 

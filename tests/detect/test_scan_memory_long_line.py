@@ -14,7 +14,7 @@ import degen
 def test_a_long_one_segment_loop_is_scanned_in_bounded_memory(text):
     tracemalloc.start()
     try:
-        report = degen.scan(text)
+        report = degen.scan_text(text)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -56,5 +56,5 @@ def _key_by_definition(text: str) -> str:
 @given(st.lists(st.text(alphabet="aZé字ßİ'. !\x1f\u0301😀\uff21", max_size=8), min_size=1, max_size=10))
 def test_stream_keys_are_the_definition(texts):
     # BMP and astral code points, clusters (U+0301), full width, the separator itself.
-    from degen.detect.tokens import build_streams
+    from degen.detect.streams import build_streams
     assert build_streams(texts).keys == [_key_by_definition(t) for t in texts]

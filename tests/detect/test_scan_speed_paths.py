@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from degen.detect import periodic, tokens
+from degen.detect import periodic, streams, tokens
 from degen.detect.periodic import tandem_repeats
 
 
@@ -46,12 +46,12 @@ def test_classifying_distinct_code_points_equals_the_table(points):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(alphabet="ab 的'", max_size=12), max_size=12), st.integers(1, 9))
 def test_word_ids_are_equal_exactly_for_equal_words_whatever_the_hash_block(texts, block):
-    saved = tokens.HASH_BLOCK
-    tokens.HASH_BLOCK = block
+    saved = streams.HASH_BLOCK
+    streams.HASH_BLOCK = block
     try:
-        words = tokens.build_streams(texts).words
+        words = streams.build_streams(texts).words
     finally:
-        tokens.HASH_BLOCK = saved
+        streams.HASH_BLOCK = saved
     spelled = [words.source[a:b] for a, b in zip(words.starts.tolist(), words.ends.tolist())]
     ids = words.ids.tolist()
     for i in range(len(ids)):
@@ -62,7 +62,7 @@ def test_word_ids_are_equal_exactly_for_equal_words_whatever_the_hash_block(text
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(alphabet="ab c.", max_size=8), min_size=1, max_size=10), st.data())
 def test_a_subset_stream_holds_exactly_the_chosen_segments_tokens(texts, data):
-    stream = tokens.build_streams(texts).chars
+    stream = streams.build_streams(texts).chars
     chosen = sorted(data.draw(st.sets(st.integers(0, len(texts) - 1))))
     sub = stream.subset(np.array(chosen, dtype=np.int64))
     want = [k for i in chosen for k in range(stream.bounds[i], stream.bounds[i + 1])]

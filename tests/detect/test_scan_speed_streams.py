@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from degen.detect import tokens
+from degen.detect import streams, tokens
 from degen.detect.tokens import SEP
 
 TEXTS = st.lists(st.text(alphabet="aZé字ß'. !,\x1f\uff21😀-", max_size=10), min_size=1, max_size=10)
@@ -23,7 +23,7 @@ def _flag(c: str) -> int:
 @given(TEXTS)
 def test_char_stream_is_every_word_character(texts):
     norm = _normalized(texts)
-    chars = tokens.build_streams(texts).chars
+    chars = streams.build_streams(texts).chars
     want = [k for k, c in enumerate(norm) if _flag(c) & tokens.WORD]
     assert chars.starts.tolist() == want and chars.starts.dtype == np.int32
     assert chars.ids.tolist() == [ord(norm[k]) for k in want]
@@ -35,7 +35,7 @@ def test_char_stream_is_every_word_character(texts):
 @given(TEXTS)
 def test_punct_stream_is_marks_and_stretches_of_other_text(texts):
     norm = _normalized(texts)
-    punct = tokens.build_streams(texts).punct
+    punct = streams.build_streams(texts).punct
     want, k = [], 0  # (start, end, the mark's code point or None for a stretch)
     while k < len(norm):
         flag = _flag(norm[k])
@@ -80,18 +80,18 @@ def test_powers_by_doubling_are_cumprod(count, base):
     base = np.uint64(base)
     with np.errstate(over="ignore"):
         want = np.cumprod(np.full(count, base, dtype=np.uint64))
-    assert np.array_equal(tokens._powers(base, count), want)
+    assert np.array_equal(streams._powers(base, count), want)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(alphabet="aZ字ß'. !,\uff21-", max_size=8), min_size=1, max_size=12))
 def test_keys_from_the_char_stream_are_the_keys_from_code_points(texts):
-    built = tokens.build_streams(texts)
+    built = streams.build_streams(texts)
     # the path read from the char stream, wherever there is a word character at all
     assert built.chars.ends is None and (built.chars.ids.dtype == np.uint16 or built.chars.ids.size == 0)
     norm = _normalized(texts)
     codes = np.frombuffer(norm.encode("utf-32-le"), dtype=np.uint32)
-    is_sep = codes == tokens._SEP
+    is_sep = codes == tokens.SEP_CODE
     flags = tokens.classify(codes)
     flags[is_sep] = 0
-    assert built.keys == tokens._keys(codes, flags, is_sep)
+    assert built.keys == streams._keys(codes, flags, is_sep)

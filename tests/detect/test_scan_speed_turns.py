@@ -5,6 +5,7 @@ must agree."""
 from hypothesis import given, settings, strategies as st
 
 import degen.detect as detect
+from degen.detect import windows
 from degen.model import Segment, Span, Transcript
 
 UNITS = ["no", "no,", "yes", "the", "let us plan the work.", "的", "对", "我们先把上周的进度过一遍",
@@ -31,12 +32,12 @@ def _all_runs(stream, runs):
 @given(transcripts())
 def test_skipping_runs_inside_a_turn_changes_no_finding(transcript):
     fast = detect.analyze(transcript)
-    saved = detect._crossing_turns
-    detect._crossing_turns = _all_runs
+    saved = windows.crossing_turns
+    windows.crossing_turns = _all_runs
     try:
         full = detect.analyze(transcript)
     finally:
-        detect._crossing_turns = saved
+        windows.crossing_turns = saved
     assert fast == full
 
 

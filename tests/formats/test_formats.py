@@ -69,13 +69,13 @@ def test_srt_name_speakers_need_a_majority():
 
 @pytest.mark.parametrize("text, where", [
     ('{"segments": [{"start": 1', "line 1"),
-    ('{"segments": [{"start": 2.0, "end": 1.0, "text": "x"}]}', "segment 0"),
+    ('{"segments": [{"start": 2.0, "end": "soon", "text": "x"}]}', "segment 0"),
     ('[{"start": "abc", "end": 1.0, "text": "x"}]', "segment 0"),
     ('{"foo": 1}', None),
     ("", None),
     ("  \n", None),
     ('[{"start": 0, "end": 1, "text": "a"}, {"start": 1, "end": 2}, 5]', "segment 2"),
-    ("1\n00:00:05,000 --> 00:00:01,000\nbackwards\n", "line 2"),
+    ("1\n00:00:05,000 --> 00:00:61,000\nseconds\n", "line 2"),  # (an end before its start is a finding)
 ])
 def test_malformed_input_names_the_place(text, where):
     with pytest.raises(FormatError) as err:

@@ -18,12 +18,12 @@ def _deep(levels: int) -> str:
 ])
 def test_nesting_past_the_writer_is_refused(doc):
     with pytest.raises(FormatError, match="written back"):
-        degen.read(doc % _deep(300))
+        degen.read_text(doc % _deep(300))
 
 
 def test_moss_markup_document_reads_and_writes_back(tmp_path):
     text = '{"text": "[0.0][S01]hello there[1.0][1.5][S02]yes[2.0]", "usage": {"n": [[1]]}}'
-    transcript = degen.read(text)
+    transcript = degen.read_text(text)
     assert [s.text for s in transcript] == ["hello there", "yes"]
     assert transcript.meta["doc"]["text"] is None  # rebuilt from the segments on writing
     out = tmp_path / "out.json"
@@ -34,7 +34,7 @@ def test_moss_markup_document_reads_and_writes_back(tmp_path):
 
 def test_printed_python_dict_with_a_lone_surrogate_is_refused():
     with pytest.raises(FormatError, match="surrogates"):
-        degen.read("{'text': '[0.0][S01]a\\ud800b[1.0]'}")
+        degen.read_text("{'text': '[0.0][S01]a\\ud800b[1.0]'}")
 
 
 def _verbose(items) -> str:
@@ -48,7 +48,7 @@ def test_packed_items_read_back_equal_and_write_back_alike():
     items = [{"id": i, "start": float(i), "end": i + 0.5, "text": f"[S01]word {i} ü 字",
               "avg_logprob": 0.1 + 0.2 * i, "words": [{"w": "a", "p": 1e-300}], "n": None} for i in range(600)]
     text = _verbose(items)
-    packed = degen.read(text)
+    packed = degen.read_text(text)
     plain = jsonfmt._read_sglang_verbose(jsonfmt.parse_json(text), packed=False)
     assert [s.extra["json"] for s in packed] == items
     assert [s.extra for s in packed] == [s.extra for s in plain]

@@ -32,20 +32,20 @@ def test_segment_items_refused_exactly_where_the_document_cannot_be_written(leve
     # Packed items are checked by packing them: one level off either way would show here.
     text = _verbose(_nested(levels))
     if _writes_back(text):
-        assert [s.extra["json"]["id"] for s in degen.read(text)] == [0, 1, 2]
+        assert [s.extra["json"]["id"] for s in degen.read_text(text)] == [0, 1, 2]
     else:
         with pytest.raises(FormatError, match="written back"):
-            degen.read(text)
+            degen.read_text(text)
 
 
 @pytest.mark.parametrize("levels", range(250, 256))
 def test_other_keys_still_checked(levels):
     text = _verbose("null", _nested(levels))
     if _writes_back(text):
-        assert len(degen.read(text)) == 3
+        assert len(degen.read_text(text)) == 3
     else:
         with pytest.raises(FormatError, match="written back"):
-            degen.read(text)
+            degen.read_text(text)
 
 
 def test_packed_block_bytes_are_the_block_alone():

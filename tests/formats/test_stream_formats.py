@@ -166,7 +166,7 @@ def test_invalid_utf8_further_on_is_the_whole_reader_s_error(tmp_path):
 @pytest.mark.parametrize("damage", [
     lambda t: t + "\n\n77\n00:00:01,000 -> 00:00:02,000\nbroken arrow\n",
     lambda t: t + "\n\n78\n00:61:01,000 --> 00:62:02,000\nminutes\n",
-    lambda t: t + "\n\n79\n00:00:05,000 --> 00:00:02,000\nbackwards\n",
+    lambda t: t + "\n\n79\n00:00:05,000 --> 00:00:02,000\nbackwards\n" + "\n\n80\n00:00:0x,000 --> 00:00:02,000\nbad\n",
 ])
 def test_subtitle_errors_are_the_whole_reader_s(tmp_path, damage):
     path = tmp_path / "a.srt"
@@ -218,7 +218,7 @@ def test_subtitles_read_in_pieces_are_judged_as_read_whole(tmp_path, monkeypatch
     """Texts packed (model.Packed) give the findings and metrics of texts in a list, on
     whole streams, on windows, and where grapheme clusters send windows back to the whole."""
     import degen
-    from degen.detect import windowed
+    from degen.detect import windows as windowed
     from degen.model import Packed
     rng = random.Random(seed)
     text = _srt(rng, 150)

@@ -35,7 +35,7 @@ def test_scan_page_is_self_contained():
 
 
 def test_ten_hours_stay_small():
-    transcript = degen.read(long_transcript(10).decode())
+    transcript = degen.read_text(long_transcript(10).decode())
     assert len(transcript) >= 100_000
     page = render_scan(degen.scan(transcript), transcript)
     assert len(page.encode()) < 10_000_000
@@ -91,7 +91,7 @@ def test_legend_ticks_speakers_fonts_and_output_name(make_server, seed_audio):
 
 def test_speakers_sort_naturally_whatever_speaks_first():
     from degen.present.html import _lanes
-    transcript = degen.read("[0.0][S10]a[1.0][1.0][S02]b[2.0][2.0][S01]c[3.0][3.0][S02]d[4.0]")
+    transcript = degen.read_text("[0.0][S10]a[1.0][1.0][S02]b[2.0][2.0][S01]c[3.0][3.0][S02]d[4.0]")
     assert list(_lanes(transcript)) == ["S01", "S02", "S10"]
 
 

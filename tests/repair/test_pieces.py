@@ -124,7 +124,7 @@ def test_joined_answer_keeps_one_copy_per_piece_and_the_text_around():
     texts = ["Before it.", "No.", "No.", "No.", "No, no, no, no.", "After it."]
     sents = [(p, _sent(t, p.span)) for p, t in zip(parts(clip, rep), texts)]
     body, named = joined(clip, sents, ("Go,",))
-    answer = degen.read(body)
+    answer = degen.read_text(body)
     assert [s.text for s in answer][0] == "Before it." and [s.text for s in answer][-1] == "After it."
     middle = answer[1]
     assert middle.text.lower().count("no") == 4 and "go" not in middle.text.lower()  # the count is the audio's
@@ -173,7 +173,7 @@ def test_pieces_alone_do_not_confirm_their_own_count(tmp_path):
     assert outcome.status == "unresolved" and outcome.placed is None
     assert " ".join(s.text for s in result.transcript).lower().count("wait") == 112  # kept as it was
     first = outcome.attempts[0].to_dict()
-    assert first["pieces"] and "confirmed by" in first["pieces_named"] and not first["accepted"]
+    assert first["pieces"] and "said by 10 of 10 pieces" in first["pieces_named"] and not first["accepted"]
     best = result.to_dict()["evidence"][0]
     assert best["best_attempt"] == 1 and 9 <= best["best_text"].lower().count("wait") <= 11
     assert result.seconds_decoded <= result.audio_seconds + 1e-6  # the decode budget holds

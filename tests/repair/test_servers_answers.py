@@ -198,3 +198,11 @@ def test_versions_that_changed_are_probed_and_checkpoints_that_cannot_work_are_n
     vllm = identify("http://box:8000", english)
     assert vllm.kind == "vllm" and vllm.own_cap == 448 and "English-only" in vllm.to_dict()["notes"][0]
     assert vllm.form("json", 0.1, 5000)["max_completion_tokens"] == "448"
+
+
+def test_a_server_that_needs_a_model_gets_the_first_it_lists():
+    listing = {"data": [{"id": "Systran/faster-whisper-small"}]}
+    speaches = identify("http://box:8000", answers(**{"/v1/models": (200, {}, listing),
+                                                      "/openapi.json": (200, {}, {"info": {"title": "Speaches"}})}))
+    assert speaches.form("json", 0.1, 64)["model"] == "Systran/faster-whisper-small"
+    assert speaches.form("json", 0.1, 64, model="other")["model"] == "other"
