@@ -145,19 +145,23 @@ class Sender:
         self.journal.record(entry)
         return Sent(entry)
 
-    def effective(self, transcriber: Transcriber, step: Step) -> Step:
+    def effective(self, transcriber: Transcriber, step: Step, probe: bool = True) -> Step:
         """The step as it will really run: without a repetition_penalty the server does not
         apply. Its profile says so (``servers``), or, for a server degen does not know, a
         probe finds it once; a server seen answering a penalised step byte for byte as the
         same step without it is taken at its word too. The span skips the step where what
         is left only repeats a step already tried (``SpanRepair.next_attempt``); the
-        report's ``servers`` entry names the step and why."""
+        report's ``servers`` entry names the step and why. ``probe`` False: a server not
+        known either way is sent the step as it is (a probe needs a clip that loops, and
+        before the first answers none is known)."""
         if step.repetition_penalty is None:
             return step
         server = getattr(transcriber, "server", None)
         works = True
         if server is not None:
             works = server.relies("repetition_penalty")
+            if works is None and not probe:
+                return step
             if works is None and hasattr(transcriber, "probe_penalty"):
                 works = transcriber.probe_penalty(self._probe_request(transcriber))
         with self._lock:

@@ -192,7 +192,7 @@ def test_vllm_attempts_carry_recorded_seeds_that_repeat_a_run(make_server, seed_
 
 def test_two_seeded_draws_of_one_step_are_two_witnesses():
     from degen.model import Segment, Span
-    from degen.repair.decide import Tried, lines
+    from degen.repair.decide import Heard, Tried, lines
     from degen.repair.evidence import EvidenceConfig, Verdict
     from degen.repair.policy import Step
     from degen.repair.result import Attempt
@@ -202,8 +202,8 @@ def test_two_seeded_draws_of_one_step_are_two_witnesses():
     def tried(number, seed):
         attempt = Attempt(Step(0.1), Span(0, 4), "http://s", 64, Verdict(True, 0.0, "clean"), seed=seed)
         return Tried(number, attempt, said, "")
-    assert len(lines((tried(1, None), tried(2, None)), None, "wait", EvidenceConfig())) == 1
-    assert len(lines((tried(1, 11), tried(2, 12)), None, "wait", EvidenceConfig())) == 2
+    assert len(lines((tried(1, None), tried(2, None)), Heard(), "wait", EvidenceConfig())) == 1
+    assert len(lines((tried(1, 11), tried(2, 12)), Heard(), "wait", EvidenceConfig())) == 2
 
 
 # --- an unknown server ------------------------------------------------------------------------
