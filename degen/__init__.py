@@ -31,6 +31,7 @@ import os as _os
 from .errors import (AudioError, ConfigError, DegenError, FormatError, OutputError, ServerError, ServerRejected,
                      ServerTimeout, ServerUnreachable)
 from .model import Segment, Span, Transcript
+from .repair.options import DEFAULT as _OPTIONS
 
 __version__ = "0.1.0"
 
@@ -187,8 +188,8 @@ def _utterance_seconds(transcript: Transcript):
 
 
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
-        config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
-        concurrency: int = 8, journal=None, progress=None, format: str | None = None,
+        config: DetectConfig | None = None, pad: float = _OPTIONS.pad, merge_gap: float = _OPTIONS.merge_gap,
+        max_span: float = _OPTIONS.max_span, concurrency: int = _OPTIONS.concurrency, journal=None, progress=None, format: str | None = None,
         model: str | None = None, api_key: str | None = None, timeout: float = 300.0, language: str | None = None,
         server_kind: str | None = None):
     """Re-decode only the flagged spans of a transcript and splice the results back.

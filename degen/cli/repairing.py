@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import OutputError
+from ..repair.options import DEFAULT as OPTIONS, RepairOptions
 from ..present.terminal import plural, safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, format_option, threshold_options, verbosity
 from .help import Command
@@ -60,18 +61,19 @@ FIX_EXAMPLES = (
               help="Edits and attempts as JSON [OUT.degen.json].")
 @click.option("--model", metavar="NAME", help="Model id to send (only when the server needs one).")
 @click.option("--server-kind", type=click.Choice(("auto",) + SERVER_KINDS), default="auto", show_default=True,
-              help="What the server is, when it cannot be told from what it says about itself (docs/servers.md).")
+              metavar="KIND", help="What the server is, when it cannot be told from what it says about itself: "
+                                   + ", ".join(SERVER_KINDS) + " (docs/servers.md).")
 @click.option("--api-key", envvar="DEGEN_API_KEY", metavar="KEY", help="Bearer token [DEGEN_API_KEY]; never printed.")
 @click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True, metavar="STEPS",
               help="Decoding steps, in order: TEMPERATURE[/pPENALTY][+cSECONDS of context][+pieces].")
 @click.option("--repetition-penalty", type=Finite(0, 2, min_open=True), metavar="X",
               help="Send this repetition_penalty with every step (where the server applies one).")
-@click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True, metavar="N",
-              help="Spans in flight at once.")
-@click.option("--pad", type=Finite(0, 30), default=0.5, show_default=True, metavar="S",
-              help="Seconds of audio around a span.")
-@click.option("--max-span", type=Finite(1), default=30.0, show_default=True, metavar="S",
-              help="Longest span sent; longer ones split at segment boundaries.")
+@click.option("--concurrency", type=click.IntRange(1, 256), default=OPTIONS.concurrency, show_default=True,
+              metavar="N", help=RepairOptions.help("concurrency"))
+@click.option("--pad", type=Finite(0, 30), default=OPTIONS.pad, show_default=True, metavar="S",
+              help=RepairOptions.help("pad"))
+@click.option("--max-span", type=Finite(1), default=OPTIONS.max_span, show_default=True, metavar="S",
+              help=RepairOptions.help("max_span"))
 @click.option("--anchor-seconds", type=Finite(0), default=15.0, show_default=True, metavar="S",
               help="Clean speech sent on each side when a loop hid who spoke (0: never).")
 @click.option("--vad", type=click.Choice(["energy", "silero"]), default="energy", show_default=True,
@@ -302,9 +304,10 @@ def _metrics_line(m) -> str:
 
 
 def _print_summary(result, out_path, kept_journal=None, written=()) -> None:
+    from ..repair.result import Status
     spans = len(result.plan.spans)
-    repaired = sum(o.status == "repaired" for o in result.outcomes)
-    unconfirmed = sum(o.status == "unconfirmed" for o in result.outcomes)
+    repaired = sum(o.status == Status.REPAIRED for o in result.outcomes)
+    unconfirmed = sum(o.status == Status.UNCONFIRMED for o in result.outcomes)
     head = (f"{out_path}: {plural(spans, 'span')} flagged, {repaired} repaired, "
             f"{len(result.unresolved) - unconfirmed} unresolved"
             + (f", {unconfirmed} best answers kept unconfirmed" if unconfirmed else ""))

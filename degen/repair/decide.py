@@ -132,9 +132,12 @@ def lines(tried: tuple[Tried, ...], heard: Heard, unit: str | None, evidence: Ev
 
 
 def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
-           language: Language | None = None) -> Decision | None:
+           language: Language | None = None, original: tuple[str, ...] = ()) -> Decision | None:
     """The accepted answer once the evidence confirms one, else None (ask again). A
-    repeated unit that is no word of the transcript's language is never confirmed."""
+    repeated unit that is no word of the transcript's language is never confirmed, and
+    the word itself needs a second witness as its count does (``namers``): the audio's
+    rhythm and period count copies of any sound, so "c" x15 for "sí" x15 matched both.
+    ``original``: the units the input's own loops repeat."""
     last = tried[-1]
     if not last.usable:
         return None
@@ -152,11 +155,39 @@ def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
     copies = said[1] if said else 0
     agree = [c for c in evidence_lines if _agree(c.copies, copies, evidence) and c.copies]
     disagree = [c for c in evidence_lines if c not in agree]
-    if len(agree) >= 2 and len(agree) > len(disagree):
+    named = namers(tried, unit, original, evidence) if unit else ["no word to name"] * 2
+    if len(agree) >= 2 and len(agree) > len(disagree) and len(named) >= 2:
         shown = unit if unit else "it"
         return Decision(len(tried) - 1, f"accepted: {shown} x{copies}, confirmed by "
-                                        f"{' and '.join(c.source for c in agree)}; fits {_voiced(last.attempt.verdict)}")
+                                        f"{' and '.join(c.source for c in agree)}, the word by "
+                                        f"{' and '.join(named)}; fits {_voiced(last.attempt.verdict)}")
     return None
+
+
+def namers(tried: tuple[Tried, ...], unit: str, original: tuple[str, ...], evidence: EvidenceConfig) -> list[str]:
+    """Who names ``unit`` as the repeated word: the input's loop (a greedy decoding of the
+    same audio), each usable answer of its own settings, the pieces. Copies turned round
+    (后然 for 然后) name the same word."""
+    key = _turned(unit_key(unit))
+    out = ["the input's loop"] if any(_turned(unit_key(u)) == key for u in original if u) else []
+    seen = set()
+    for t in tried:
+        step = t.attempt.step, t.attempt.seed
+        if not t.usable or step in seen:
+            continue
+        seen.add(step)
+        said = [c for c, _ in claims(t.text, evidence)]
+        if any(_turned(c) == key for c in said):
+            out.append("the pieces" if t.attempt.step.pieces else f"attempt {tried.index(t) + 1}")
+    return out
+
+
+def _turned(key: str) -> str:
+    """One spelling of a unit and all its rotations (the least), so where a loop was cut
+    into copies does not matter."""
+    parts = key.split(" ") if " " in key else list(key)
+    return min(("" if " " not in key else " ").join(parts[i:] + parts[:i]) for i in range(len(parts))) if parts \
+        else key
 
 
 def _named_unit(tried: tuple[Tried, ...]) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from enum import StrEnum
 
 import regex
 from rapidfuzz import fuzz
@@ -108,7 +109,20 @@ INF = float("inf")
 
 # Problems that make an answer worthless whatever else it fixes: it drops speech, drops
 # text the original had right, transcribes other audio, or writes another language.
-LOSES_TEXT = frozenset({"deletion", "lost", "unrelated", "foreign", "unusable"})
+class Problem(StrEnum):
+    """What is wrong with an answer (``Verdict.problems``)."""
+
+    LOOP = "loop"
+    CUT = "cut"
+    DENSE = "dense"
+    DELETION = "deletion"
+    LOST = "lost"
+    UNRELATED = "unrelated"
+    FOREIGN = "foreign"
+    UNUSABLE = "unusable"
+
+
+LOSES_TEXT = frozenset({Problem.DELETION, Problem.LOST, Problem.UNRELATED, Problem.FOREIGN, Problem.UNUSABLE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +146,7 @@ class Verdict:
     clean: bool
     badness: float
     reason: str
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
     repeats: tuple[tuple[str, int], ...] = ()
     voiced: float | None = None
     fit: float | None = None
@@ -185,48 +199,48 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence, config):
         reasons += [f"{f.unit} x{f.count} fits {voiced:.1f}s of voiced audio: speech" for f in loops[:2]]
     elif loops:
-        problems.append("loop")
+        problems.append(Problem.LOOP)
         badness += float(sum(f.covered for f in loops))
         reasons += [f"{f.kind} {f.unit} x{f.count}" for f in loops[:2]]
     if unclosed:
-        problems.append("cut")
+        problems.append(Problem.CUT)
         badness += sum(len(content(s.text)) for s in unclosed)
         reasons.append("cut at the token cap")
     room = max(seconds if voiced is None else voiced, config.rate_min_seconds)
     if units >= config.rate_min_units and units > fastest * room:
-        problems.append("dense")
+        problems.append(Problem.DENSE)
         badness += units - fastest * room
         reasons.append(f"needs more time than was voiced ({units} units in {room:.1f}s)")
     if voiced is not None and voiced >= evidence.min_voiced_seconds and (
             units < slowest * voiced):
-        problems.append("deletion")
+        problems.append(Problem.DELETION)
         reasons.append(f"too little text for {voiced:.1f}s of voiced audio ({units} units, "
                        f"ordinary speech writes {expected:.0f})")
     copies = repeated(text, evidence)
-    if expected and voiced >= evidence.min_voiced_seconds and copies and "deletion" not in problems and \
+    if expected and voiced >= evidence.min_voiced_seconds and copies and Problem.DELETION not in problems and \
             spoken_units < voiced * (evidence.slow_cjk_rate if speech_units(text)[1] else evidence.slow_word_rate):
-        problems.append("deletion")
+        problems.append(Problem.DELETION)
         reasons.append(f"a repetition too thin for {voiced:.1f}s of voiced audio ({spoken_units} units "
                        f"written, slow speech writes more): copies dropped")
-    if spoken_units < least_units and "deletion" not in problems:
-        problems.append("deletion")
+    if spoken_units < least_units and Problem.DELETION not in problems:
+        problems.append(Problem.DELETION)
         reasons.append(f"{spoken_units} units written where the audio repeats a word {least_units} times")
-    if unwritten >= evidence.max_unwritten and "deletion" not in problems:
-        problems.append("deletion")
+    if unwritten >= evidence.max_unwritten and Problem.DELETION not in problems:
+        problems.append(Problem.DELETION)
         reasons.append(f"{unwritten:.1f}s of voiced audio with no text")
     lost = missing(required, text, evidence)
     if lost:
-        problems.append("lost")
+        problems.append(Problem.LOST)
         reasons.append(f"drops {len(lost)} segment{'s' if len(lost) != 1 else ''} the original had right "
                        f"({lost[0][:30]!r})")
     absent = missing(witnesses, text, evidence, evidence.witness_ratio)
     if witnesses and len(absent) > (1 - evidence.witness_share) * len(witnesses):
-        problems.append("unrelated")
+        problems.append(Problem.UNRELATED)
         reasons.append(f"does not reproduce the clean speech around the span ({len(absent)} of "
                        f"{len(witnesses)} missing): not a transcript of this audio")
     other = foreign(text, language) if language is not None else None
     if other:
-        problems.append("foreign")
+        problems.append(Problem.FOREIGN)
         reasons.append(f"not the transcript's language: {other}")
     if LOSES_TEXT & set(problems):
         badness = float("inf")
@@ -391,7 +405,7 @@ def longest_unwritten(voiced: list[tuple[float, float]], written: list[Span], sl
 def agreeing(a: Verdict, b: Verdict, evidence: EvidenceConfig) -> bool:
     """Two answers that both loop only in the same way, with counts that agree and fit
     the voiced time: the repetition is speech."""
-    plausible = lambda v: (set(v.problems) <= {"loop"} and v.repeats
+    plausible = lambda v: (set(v.problems) <= {Problem.LOOP} and v.repeats
                            and all(c <= evidence.max_speech_repeats for _, c in v.repeats))
     if not (plausible(a) and plausible(b)) or len(a.repeats) != len(b.repeats):
         return False

@@ -26,8 +26,9 @@ from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, previe
 from .journal import Journal
 from .language import Language
 from .plan import INSERTING, RepairSpan, make_plan
+from .options import DEFAULT as OPTIONS
 from .policy import Policy, Step
-from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
+from .result import Attempt, Edit, FixResult, Outcome, Status, cost  # noqa: F401  (re-exported)
 from .send import Sender, polled
 from .span import SpanRepair, first_step, send_step, sent_attempt
 from .splice import Replacement, apply, closed
@@ -36,7 +37,8 @@ from .voice import Voice, untranscribed, voice_of
 
 
 def repair(transcript: Transcript, audio: Audio, transcribers: Sequence[Transcriber], *, policy: Policy,
-           findings, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0, concurrency: int = 8,
+           findings, pad: float = OPTIONS.pad, merge_gap: float = OPTIONS.merge_gap, max_span: float = OPTIONS.max_span,
+           concurrency: int = OPTIONS.concurrency,
            journal: Journal | None = None, progress: Callable[[Outcome, int, int], None] | None = None,
            before: Report, rescan: Callable[[Transcript], Report], language: Language | None = None,
            voice: Voice | None = None) -> FixResult:
@@ -125,7 +127,7 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
         for index, rs in chunks:
             number = firsts[index]
             if len(chunks) > 1 and number < len(steps) and number not in journaled[index]:
-                runs = sender.effective(pick(index), steps[number], probe=False)
+                runs = sender.effective(pick(index), steps[number], clip_for(scope, rs, steps[number]))
                 early[index] = (number, pool.submit(send_step, scope, sender, pick(index), rs, number, runs,
                                                     repeats[index]), runs)
         out, prior = [], ()
@@ -151,4 +153,4 @@ def _unvouched(scope: Scope, rs: RepairSpan, early: tuple[int, Future, Step] | N
         _, future, step = early
         sent = future.result()
         attempts = (sent_attempt(step, sent).with_(error=sent.error, why="not judged: " + why),)
-    return Outcome(rs, "unresolved", why, attempts, None, None)
+    return Outcome(rs, Status.UNRESOLVED, why, attempts, None, None)

@@ -17,6 +17,7 @@ from ..detect import Finding
 from ..detect.finding import Kind
 from ..errors import ConfigError
 from ..model import Span, Transcript
+from .options import DEFAULT as OPTIONS
 from .voice import Voice
 
 
@@ -90,8 +91,9 @@ SEAM_SECONDS = 5.0
 INSERTING = (Kind.TRUNCATED, Kind.UNTRANSCRIBED)  # findings of speech with no segment: new text goes in
 
 
-def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: float = 0.5,
-              merge_gap: float = 1.0, max_span: float = 30.0, voice: Voice | None = None) -> Plan:
+def make_plan(transcript: Transcript, findings, audio_duration: float, *, pad: float = OPTIONS.pad,
+              merge_gap: float = OPTIONS.merge_gap, max_span: float = OPTIONS.max_span,
+              voice: Voice | None = None) -> Plan:
     """Turn ``findings`` (already filtered to those worth repairing) into repair spans.
 
     With ``voice`` (the file's voiced audio), each flagged stretch reaches out to the

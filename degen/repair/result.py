@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ..model import Segment, Span, Transcript  # noqa: F401
 from ..report import Report
@@ -88,6 +89,14 @@ class Edit:
                 "attempts": [a.to_dict() for a in self.attempts]}
 
 
+class Status(StrEnum):
+    """What became of a repair span (``Outcome.status``); only REPAIRED exits 0."""
+
+    REPAIRED = "repaired"
+    UNRESOLVED = "unresolved"
+    UNCONFIRMED = "unconfirmed"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What happened to one repair span: "repaired" (an answer the evidence confirms),
@@ -96,7 +105,7 @@ class Outcome:
     ``accept_best`` asks)."""
 
     rs: RepairSpan
-    status: str
+    status: Status
     reason: str
     attempts: tuple[Attempt, ...]
     placed: Placed | None = None
@@ -140,13 +149,13 @@ class FixResult:
 
     @property
     def unresolved(self) -> tuple[Outcome, ...]:
-        return tuple(o for o in self.outcomes if o.status != "repaired")
+        return tuple(o for o in self.outcomes if o.status != Status.REPAIRED)
 
     def to_dict(self) -> dict:
         return {
             "spans_flagged": len(self.plan.spans),
-            "repaired": sum(o.status == "repaired" for o in self.outcomes),
-            "unconfirmed": sum(o.status == "unconfirmed" for o in self.outcomes),
+            "repaired": sum(o.status == Status.REPAIRED for o in self.outcomes),
+            "unconfirmed": sum(o.status == Status.UNCONFIRMED for o in self.outcomes),
             "unresolved": [{**o.rs.to_dict(), "status": o.status, "why": o.reason} for o in self.unresolved],
             "unrepairable": [f.to_dict() for f in self.plan.unrepairable],
             "seconds_decoded": round(self.seconds_decoded, 3), "seconds_refused": round(self.seconds_refused, 3),

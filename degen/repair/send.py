@@ -80,7 +80,7 @@ class Sender:
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._ignores_penalty: set[int] = set()
-        self._last_clip: dict[int, Span] = {}  # transcriber -> the clip it was last sent (a probe's audio)
+        self._last_clip: dict[int, Span] = {}  # transcriber -> the last whole span it was sent (a probe's audio)
         self.budget, self.spent = budget, 0.0
         self._firsts: dict[str, tuple[int, float]] = {}  # span key -> (its first step, seconds held for it)
 
@@ -125,8 +125,9 @@ class Sender:
         entry = JournalEntry(key, number, (clip.start, clip.end), step.to_dict(),
                              getattr(transcriber, "base_url", type(transcriber).__name__), budget, self.language,
                              seed=seed)
-        with self._lock:
-            self._last_clip[id(transcriber)] = clip
+        if not step.pieces:  # one copy of a word loops on no server: no clip to probe a penalty with
+            with self._lock:
+                self._last_clip[id(transcriber)] = clip
         try:
             with self.slots:
                 if self.cancelled.is_set():
@@ -145,25 +146,22 @@ class Sender:
         self.journal.record(entry)
         return Sent(entry)
 
-    def effective(self, transcriber: Transcriber, step: Step, probe: bool = True) -> Step:
+    def effective(self, transcriber: Transcriber, step: Step, clip: Span | None = None) -> Step:
         """The step as it will really run: without a repetition_penalty the server does not
         apply. Its profile says so (``servers``), or, for a server degen does not know, a
         probe finds it once; a server seen answering a penalised step byte for byte as the
         same step without it is taken at its word too. The span skips the step where what
         is left only repeats a step already tried (``SpanRepair.next_attempt``); the
-        report's ``servers`` entry names the step and why. ``probe`` False: a server not
-        known either way is sent the step as it is (a probe needs a clip that loops, and
-        before the first answers none is known)."""
+        report's ``servers`` entry names the step and why. ``clip``: the span's audio, which
+        a probe decodes (a penalty shows only where the greedy answer loops)."""
         if step.repetition_penalty is None:
             return step
         server = getattr(transcriber, "server", None)
         works = True
         if server is not None:
             works = server.relies("repetition_penalty")
-            if works is None and not probe:
-                return step
             if works is None and hasattr(transcriber, "probe_penalty"):
-                works = transcriber.probe_penalty(self._probe_request(transcriber))
+                works = transcriber.probe_penalty(self._probe_request(transcriber, clip))
         with self._lock:
             works = bool(works) and id(transcriber) not in self._ignores_penalty
         if works:
@@ -174,11 +172,11 @@ class Sender:
                                                  f"{format_schedule([plain])}, or skipped where a span tried that")
         return plain
 
-    def _probe_request(self, transcriber: Transcriber) -> Request:
-        """A probe's clip: the middle ``PROBE_SECONDS`` of the clip last sent to this server
-        (the start of the file when nothing was sent yet)."""
+    def _probe_request(self, transcriber: Transcriber, clip: Span | None = None) -> Request:
+        """A probe's clip: the middle ``PROBE_SECONDS`` of ``clip``, else of the whole span
+        last sent to this server (the start of the file when nothing was sent yet)."""
         with self._lock:
-            clip = self._last_clip.get(id(transcriber)) or Span(0.0, min(self.audio.duration, PROBE_SECONDS))
+            clip = clip or self._last_clip.get(id(transcriber)) or Span(0.0, min(self.audio.duration, PROBE_SECONDS))
         middle, half = (clip.start + clip.end) / 2, min(clip.duration, PROBE_SECONDS) / 2
         probe = Span(max(0.0, middle - half), min(self.audio.duration, middle + half))
         return Request(self.audio.clip(probe), 0.0, max(64, int(probe.duration * 12)), language=self.language,

@@ -16,11 +16,11 @@ from ..errors import FormatError
 from ..model import Segment, Transcript
 from .clips import Scope, anchor_clip, clip_for
 from .decide import Decision, Heard, Tried, best, decide
-from .evidence import INF, Verdict, agreeing, clean_texts, judge, longest_unwritten
+from .evidence import INF, Problem, Verdict, agreeing, clean_texts, judge, longest_unwritten
 from .pieces import pieces_note, send_pieces
 from .plan import RepairSpan
 from .policy import Step
-from .result import Attempt, Outcome
+from .result import Attempt, Outcome, Status
 from .rhythm import Repetition
 from .send import BudgetSpent, Sender, Sent
 from .splice import Placed, parse_candidate, place
@@ -52,6 +52,7 @@ class SpanRepair:
         self.skipped = sender.skipped(rs.key, len(scope.policy.steps)) | inapplicable(scope.policy.steps, repetition)
         self.core_voiced = scope.voiced_spans(rs.core)
         self.heard = Heard(repetition, scope.period(rs.core))
+        self.original_units = tuple(u for u, _ in original_verdict(scope, rs).repeats)
         self.tried: tuple[Tried, ...] = ()
 
     @property
@@ -71,7 +72,8 @@ class SpanRepair:
             self.tried += (Tried(number, attempt.with_(why=rejected(attempt)), placed, sent.entry.body),)
             if attempt.error:
                 return self.unresolved(f"server error: {attempt.error}")
-            decision = decide(self.tried, self.heard, self.scope.policy.evidence, self.scope.language)
+            decision = decide(self.tried, self.heard, self.scope.policy.evidence, self.scope.language,
+                              self.original_units)
             if decision is not None:
                 return self.finish(decision)
         return self.unresolved(self._why_unconfirmed())
@@ -85,7 +87,8 @@ class SpanRepair:
         for number, step in enumerate(self.scope.policy.steps):
             if number in done:
                 continue
-            runs = self.sent_as.get(number) or self.sender.effective(self.transcriber, step)
+            runs = self.sent_as.get(number) or self.sender.effective(self.transcriber, step,
+                                                                         clip_for(self.scope, self.rs, step))
             if runs == step or runs not in ran:  # the same settings again are a fresh draw; a dropped penalty is not
                 return number, runs
         return None
@@ -101,11 +104,11 @@ class SpanRepair:
         if sent.error:
             return base.with_(error=sent.error), None
         if entry.unusable:
-            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry.unusable}", ("unusable",))), None
+            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {entry.unusable}", (Problem.UNUSABLE,))), None
         try:
             candidate = parse_candidate(entry.body, entry.format)
         except FormatError as exc:
-            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {exc.detail}", ("unusable",))), None
+            return base.with_(verdict=Verdict(False, INF, f"unusable answer: {exc.detail}", (Problem.UNUSABLE,))), None
         clip, config, evidence = sent.clip, scope.policy.config, scope.policy.evidence
         placed = place(candidate, rs, scope.original, clip, scope.suspect, self.prior)
         # The whole answer is judged too: a loop in the padding still means the decoder
@@ -131,11 +134,11 @@ class SpanRepair:
         if anchored is not None and anchored.placed is not None:
             attempts[decision.index] = chosen.attempt.with_(why=decision.why + "; replaced by the anchored answer")
             attempts.append(anchored.attempt.with_(accepted=True, why=decision.why + "; anchored: maps more speakers"))
-            return Outcome(self.rs, "repaired", decision.why, tuple(attempts), anchored.placed, self.voiced)
+            return Outcome(self.rs, Status.REPAIRED, decision.why, tuple(attempts), anchored.placed, self.voiced)
         attempts[decision.index] = chosen.attempt.with_(accepted=True, why=decision.why)
         if anchored is not None:
             attempts.append(anchored.attempt)
-        return Outcome(self.rs, "repaired", decision.why, tuple(attempts), chosen.placed, self.voiced)
+        return Outcome(self.rs, Status.REPAIRED, decision.why, tuple(attempts), chosen.placed, self.voiced)
 
     def unresolved(self, why: str) -> Outcome:
         """The original stays; the best answer, if any, is named in the report (and kept
@@ -143,12 +146,12 @@ class SpanRepair:
         attempts = list(attempts_of(self.tried))
         k = best(self.tried, self.heard, self.scope.policy.evidence)
         if k is None:
-            return Outcome(self.rs, "unresolved", why, tuple(attempts), None, self.voiced)
+            return Outcome(self.rs, Status.UNRESOLVED, why, tuple(attempts), None, self.voiced)
         attempts[k] = attempts[k].with_(why=f"best answer, not confirmed: {why}")
         if self.scope.policy.accept_best:
             attempts[k] = attempts[k].with_(accepted=True)
-            return Outcome(self.rs, "unconfirmed", why, tuple(attempts), self.tried[k].placed, self.voiced)
-        return Outcome(self.rs, "unresolved", why, tuple(attempts), None, self.voiced, best=k,
+            return Outcome(self.rs, Status.UNCONFIRMED, why, tuple(attempts), self.tried[k].placed, self.voiced)
+        return Outcome(self.rs, Status.UNRESOLVED, why, tuple(attempts), None, self.voiced, best=k,
                        candidate=self.tried[k].placed)
 
     def _why_unconfirmed(self) -> str:
