@@ -31,7 +31,7 @@ import os as _os
 from .errors import (AudioError, ConfigError, DegenError, FormatError, OutputError, ServerError, ServerRejected,
                      ServerTimeout, ServerUnreachable)
 from .model import Segment, Span, Transcript
-from .repair.options import DEFAULT as _OPTIONS
+from .options import DEFAULT as _OPTIONS
 
 __version__ = "0.1.0"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import OutputError
-from ..repair.options import DEFAULT as OPTIONS, RepairOptions
+from ..options import DEFAULT as OPTIONS, RepairOptions
 from ..present.terminal import plural, safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, format_option, threshold_options, verbosity
 from .help import Command

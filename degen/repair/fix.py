@@ -26,7 +26,7 @@ from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, previe
 from .journal import Journal
 from .language import Language
 from .plan import INSERTING, RepairSpan, make_plan
-from .options import DEFAULT as OPTIONS
+from ..options import DEFAULT as OPTIONS
 from .policy import Policy, Step
 from .result import Attempt, Edit, FixResult, Outcome, Status, cost  # noqa: F401  (re-exported)
 from .send import Sender, polled

@@ -17,7 +17,7 @@ from ..detect import Finding
 from ..detect.finding import Kind
 from ..errors import ConfigError
 from ..model import Span, Transcript
-from .options import DEFAULT as OPTIONS
+from ..options import DEFAULT as OPTIONS
 from .voice import Voice
 
 

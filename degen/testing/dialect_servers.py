@@ -11,8 +11,9 @@ import math
 
 import orjson
 
-from .dialects import (CHUNK_SECONDS, BaseDialect, Call, Engine, Reply, chunks, decoded_audio, detail, json_reply,
-                       number, plain_text, pydantic_errors, segments_of, subtitles, text_reply, truthy, usage)
+from .dialects import (CHUNK_SECONDS, DIALECTS, BaseDialect, Call, Engine, Reply, chunks, decoded_audio, detail,
+                       json_reply, load, number, plain_text, pydantic_errors, segments_of, subtitles, text_reply,
+                       truthy, usage)
 
 WHISPER_CONTEXT = 448  # Whisper's decoder positions
 
@@ -370,3 +371,21 @@ def _fws_call(entry: dict) -> Call:
 
 
 RECORDED = {"sglang-omni": _sglang_call, "vllm": _vllm_call, "faster-whisper-server": _fws_call}
+
+
+def make(name: str):
+    """The dialect called ``name`` (see ``DIALECTS``), built from its recording."""
+    if name not in DIALECTS:
+        raise ValueError(f"unknown dialect {name!r}: choose one of {', '.join(sorted(DIALECTS))}")
+    family, recording = DIALECTS[name]
+    return globals()[family](load(recording))
+
+
+def recorded_calls(recording: dict, case: dict) -> list[Call]:
+    """A recorded request's engine log as ``Call``s, sorted by call name (a request's chunks
+    run concurrently, so their order is not the server's)."""
+    server = recording["about"]["server"]
+    convert = RECORDED[server]
+    calls = [convert(entry) for entry in case.get("engine", []) if not entry.get("builder_error")
+             and not entry.get("engine_error") and not entry.get("decode_error")]
+    return sorted(calls, key=lambda c: c.call)

@@ -90,15 +90,6 @@ def load(name: str) -> dict:
     return json.loads(path.read_text())
 
 
-def make(name: str):
-    """The dialect called ``name`` (see ``DIALECTS``), built from its recording."""
-    from . import dialect_servers
-    if name not in DIALECTS:
-        raise ValueError(f"unknown dialect {name!r}: choose one of {', '.join(sorted(DIALECTS))}")
-    family, recording = DIALECTS[name]
-    return getattr(dialect_servers, family)(load(recording))
-
-
 # name -> (class in dialect_servers, recording file stem)
 DIALECTS = {
     "sglang-omni-0.1.9-moss": ("SGLangOmni", "sglang-omni-0.1.9-moss-transcribe-diarize"),
@@ -158,17 +149,6 @@ def segments_of(markup: str) -> list[tuple[float, float, str, str]]:
 def plain_text(markup: str, joiner: str = " ") -> str:
     """A Whisper server's text: the segments' words, no timestamps or speakers."""
     return joiner.join(text.strip() for _, _, _, text in segments_of(markup)).strip()
-
-
-def recorded_calls(recording: dict, case: dict) -> list[Call]:
-    """A recorded request's engine log as ``Call``s, sorted by call name (a request's chunks
-    run concurrently, so their order is not the server's)."""
-    from . import dialect_servers
-    server = recording["about"]["server"]
-    convert = dialect_servers.RECORDED[server]
-    calls = [convert(entry) for entry in case.get("engine", []) if not entry.get("builder_error")
-             and not entry.get("engine_error") and not entry.get("decode_error")]
-    return sorted(calls, key=lambda c: c.call)
 
 
 # --- form parsing as FastAPI/pydantic does it ------------------------------------------------

@@ -81,7 +81,7 @@ class TestServer:
         # errors and shapes instead of the contract's.
         self.dialect = None
         if dialect:
-            from .dialects import make
+            from .dialect_servers import make
             self.dialect = make(dialect)
             self.model_id = self.dialect.model_id
         self.faults = faults or Faults()

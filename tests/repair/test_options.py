@@ -7,7 +7,7 @@ from dataclasses import fields
 import degen
 from degen.cli.repairing import fix as fix_command
 from degen.repair.fix import repair
-from degen.repair.options import DEFAULT, RepairOptions
+from degen.options import DEFAULT, RepairOptions
 from degen.repair.plan import make_plan
 
 

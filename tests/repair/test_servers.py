@@ -13,7 +13,8 @@ from degen.cli import main
 from degen.repair.client import HttpTranscriber, Request
 from degen.repair.journal import Journal
 from degen.testing import Session, TestServer
-from degen.testing.dialects import DIALECTS, load, recorded_calls
+from degen.testing.dialect_servers import recorded_calls
+from degen.testing.dialects import DIALECTS, load
 
 from ..conftest import FIXTURES
 

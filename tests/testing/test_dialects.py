@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from degen.testing import TestServer
-from degen.testing.dialects import DIALECTS, FIXTURES, ROUTE, Call, load, recorded_calls
+from degen.testing.dialect_servers import recorded_calls
+from degen.testing.dialects import DIALECTS, FIXTURES, ROUTE, Call, load
 
 MARKUP = "[0.26][S01]Hello there, this is a test.[2.80][3.10][S02]And an answer.[4.20]"
 RECORDED = [name for name, (_, stem) in DIALECTS.items() if "transcriptions" in load(stem)]
