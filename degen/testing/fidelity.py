@@ -100,6 +100,8 @@ def repeated_unit(words: list[str], longest_period: int = 4) -> tuple[tuple[str,
 
 
 def run_at(unit: tuple[str, ...], words: list[str], start: int) -> int:
+    if not unit:  # a script that repeats nothing (a clean recording): no run, and no endless one
+        return 0
     count, size = 0, len(unit)
     while tuple(words[start + count * size:start + (count + 1) * size]) == unit:
         count += 1

@@ -288,7 +288,7 @@ class Lenient:
 @pytest.mark.parametrize("dialect", ["faster-whisper-server-0.0.3", "sglang-omni-0.1.9-whisper", "vllm-0.32"])
 def test_real_english_loops_through_each_dialect_are_never_wrongly_repaired(dialect):
     """Whisper tiny.en's recorded loops and answers (fixtures/audio), through the servers'
-    dialects: no span is repaired with a loop left, nothing the input had right is lost, no
+    dialects: nothing the input had right is lost, no
     repetition is cut nor the text made worse, and a run that says every span was repaired
     (exit 0) is faithful to what was said."""
     from degen.testing.fidelity import judge
@@ -304,9 +304,9 @@ def test_real_english_loops_through_each_dialect_are_never_wrongly_repaired(dial
             verdict, was = (judge(script, text(greedy), text(t), loops(t)) for t in (after, greedy))
             assert not verdict.lost, f"{name}: lost {verdict.lost}"
             assert verdict.count >= min(was.count, 0.75 * verdict.real) and verdict.wer <= was.wer + 1e-9, name
-            for o in result.outcomes:
-                if o.status == "repaired":
-                    assert not degen.scan(degen.Transcript(o.placed.segments)).degenerate, name
+            # (a repaired span may still look like a loop to scan: "wait" said ten times is
+            # kept ten times; the judge below, which knows the script, says whether it is one)
             if not (result.unresolved or result.plan.unrepairable) and result.plan.spans:
                 assert not verdict.looped and verdict.count_kept and verdict.wer <= 0.35, name
-            assert result.to_dict()["servers"][0]["kind"] == KIND[dialect]
+            if result.plan.spans:  # a clean recording contacts no server
+                assert result.to_dict()["servers"][0]["kind"] == KIND[dialect]
