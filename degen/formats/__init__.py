@@ -3,10 +3,12 @@ with sniffing by content (the file extension only breaks ties; see ``sniff``).
 
 =================  ==============================================================
 moss               MOSS-Transcribe-Diarize markup ``[start][S01]text[end]``
-sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists (jsonfmt)
+sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists, lists of strings (jsonfmt)
 srt, vtt           subtitles
 whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
 lrc                LRC lyrics
+stm, ctm           NIST/Kaldi scoring files: a segment a line, a word a line
+streaming_log      a log whose level lines interleave the results (whisper_streaming)
 tsv, csv           whisper's TSV, CSV with start/end/text columns
 jsonl, manifest    JSON Lines: a segment a line, or a NeMo-style utterance a line
 speaker_text       ``SPEAKER_00: text``, ``[Alice] text``, ``Speaker 1`` blocks, ``Name : 1:02.5 - 1:09.0 : text``
@@ -29,7 +31,7 @@ from typing import Callable
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, jsonfmt, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
+from . import console, jsonfmt, kaldi, streamlog, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("segments_json", _json_as("segments_json"), jsonfmt.dumps,
            "OpenAI/Whisper verbose_json, WhisperX, any object with a 'segments' list"),
     Format("segments_list", _json_as("segments_list"), jsonfmt.dumps, "a bare list of segments (MOSS segments.json)"),
+    Format("text_list", _json_as("text_list"), jsonfmt.dumps,
+           "a list of strings, one utterance each (a JSON array or a printed Python list)"),
     Format("text_json", _json_as("text_json"), jsonfmt.dumps, "OpenAI response_format=json with plain text"),
     Format("hf_chunks", _json_as("hf_chunks"), jsonfmt.dumps,
            "Hugging Face ASR pipeline output: 'chunks' with 'timestamp' pairs (JSON or a printed dict)"),
@@ -72,6 +76,10 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("whisper_console", console.loads, console.dumps,
            "whisper.cpp / openai-whisper console output [00:00.000 --> 00:02.000] text, logs skipped"),
     Format("lrc", lrc.loads, lrc.dumps, "LRC lyrics [mm:ss.xx]text"),
+    Format("stm", kaldi.loads_stm, kaldi.dumps_stm, "NIST/Kaldi STM: file channel speaker start end [<labels>] text"),
+    Format("ctm", kaldi.loads_ctm, kaldi.dumps_ctm, "Kaldi CTM: utterance channel start duration word, a word a line"),
+    Format("streaming_log", streamlog.loads, streamlog.dumps,
+           "a log whose DEBUG/INFO lines interleave 'start_ms end_ms text' results (whisper_streaming)"),
     Format("tsv", tables.loads_tsv, tables.dumps, "whisper's TSV: start<TAB>end<TAB>text in milliseconds"),
     Format("csv", tables.loads_csv, tables.dumps, "CSV with start, end and text columns (speaker optional)"),
     Format("jsonl", jsonl.loads_segments, jsonl.dumps, "JSON Lines, one segment {start, end, text} a line"),
@@ -87,7 +95,7 @@ ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt
            "console": "whisper_console", "log": "whisper_console", "lyrics": "lrc", "jsonlines": "jsonl",
            "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
            "md": "meeting_notes", "notes": "meeting_notes",
-           "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks"}
+           "kaldi": "ctm", "nist": "stm", "strings": "text_list", "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks"}
 
 decode = _sniff.decode
 
