@@ -95,3 +95,33 @@ def test_a_manifest_row_is_judged_by_its_duration():
     found = {f.segments[0]: f for f in degen.scan_text(rows, format="manifest").findings if f.kind == "hallucination"}
     assert found[0].severity == Severity.MEDIUM and "over_silence" in found[0].evidence
     assert found[1].severity == Severity.LOW
+
+
+# ---- near copies of a clause on one line -------------------------------------------------
+
+CLAUSE = "is probably close to being right, if not a little bit on the wrong"
+
+
+def loops(text):
+    return [f for f in degen.scan_text(text).findings if f.is_loop and f.at_least("medium")]
+
+
+def test_a_clause_three_times_with_a_word_slipped_in_is_a_loop():
+    text = f"I think it {CLAUSE} side {CLAUSE}. {CLAUSE} place now."
+    (f,) = loops(text)
+    assert f.count == 3 and "near_copies" in f.evidence
+
+
+def test_a_sentence_pasted_twice_with_no_space_is_a_loop():
+    text = "This is the sentence we typed into the box.This is the sentence we typed into the box."
+    (f,) = loops(text)
+    assert f.count == 2 and f.evidence == ("glued_copies",)
+
+
+@pytest.mark.parametrize("text", [
+    "This is the sentence we typed into the box. This is the sentence we typed into the box.",  # said twice: low
+    "You could, you could, you could do that, and then we would all go home early today.",  # a stutter
+    "我 们 二 二 零 二 二 二 零 零 零 零 二 一 一 一 一 一 二 二 二 零 零 二 二 二 二 零 二 零 的",  # few distinct tokens
+])
+def test_what_speech_repeats_is_no_near_loop(text):
+    assert not loops(text)
