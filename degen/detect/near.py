@@ -28,14 +28,15 @@ from .config import DetectConfig
 from .dedupe import overlaps
 from .finding import Finding, Kind, Severity
 from .places import clip, span_of
-from .script import cjk_count
+from .script import cjk_count, kana_count, speech_units
 from .table import SegmentTable
 from .tokens import normalize
 
 _WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*")
 _CJK_GRAPHEME = regex.compile(r"\X")
-SENTENCE_END = ".!?。！？"
-_GLUE = regex.compile(r"[.!?。！？][\p{L}\p{N}]")  # a copy starting right after a closing mark
+# A copy starting right after a closing mark, in a script written with spaces (CJK text
+# runs on after 。 as it always does).
+_GLUE = regex.compile(r"[.!?][\p{Latin}\p{Cyrillic}\p{Greek}\p{N}]")
 # Words a line must hold before it is searched: three copies of the shortest clause.
 FEWEST_COPIES = 2
 # Tokens past which a line is not searched: the comparisons grow with the line times the
@@ -120,6 +121,8 @@ def _line(text: str, config: DetectConfig):
             unit = ids[first:first + p]
             if len(set(unit.tolist())) < config.near_distinct_share * p:
                 continue  # a unit of few distinct tokens (digits, a word and its echo) matches by chance
+            if cjk and not _clause(text[starts[first]:ends[first + p - 1]], config):
+                continue
             copies, at = 2, first + p
             # the next copy: a word slipped in or dropped moves it by one
             while (step := next((q for q in (p, p - 1, p + 1) if at in similar.get(q, ())), None)) is not None:
@@ -128,6 +131,13 @@ def _line(text: str, config: DetectConfig):
             if (copies >= config.min_repeats_long or glued) and (best is None or copies * p > best[2] * best[1]):
                 best = (first, p, copies, (starts, ends), glued)
     return best
+
+
+def _clause(unit: str, config: DetectConfig) -> bool:
+    """A CJK unit long enough for a clause, a kana counting ``kana_weight`` (a polite
+    formula in kana, ありがとうございます, is short), as exact copies are weighed."""
+    units, _ = speech_units(unit)
+    return units - (1 - config.kana_weight) * kana_count(unit) >= config.long_unit_cjk
 
 
 def _window_share(ids: np.ndarray, p: int) -> np.ndarray:
@@ -143,8 +153,9 @@ def _runs(mask: np.ndarray):
 
 
 def _glued(text: str, second: int, share: float) -> bool:
-    """Two exact copies, the second starting right after the first's closing mark."""
-    return share >= 1.0 and second > 0 and text[second - 1] in SENTENCE_END
+    """Two exact copies, the second starting right after the first's closing mark, with
+    no space, in a script that puts one there."""
+    return share >= 1.0 and second > 0 and _GLUE.match(text, second - 1) is not None
 
 
 def _finding(transcript, table, i, text, first, period, copies, offsets, glued, config) -> Finding:
