@@ -4,6 +4,8 @@ with sniffing by content (the file extension only breaks ties; see ``sniff``).
 =================  ==============================================================
 moss               MOSS-Transcribe-Diarize markup ``[start][S01]text[end]``
 sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists, lists of strings (jsonfmt)
+aws_transcribe     Amazon Transcribe job JSON, a segment a sentence of its items (cloud)
+azure_speech       Microsoft (Azure) speech results, SDK or batch transcription (cloud)
 srt, vtt           subtitles
 whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
 lrc                LRC lyrics
@@ -71,6 +73,10 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
            "Hugging Face ASR pipeline output: 'chunks' with 'timestamp' pairs (JSON or a printed dict)"),
     Format("turns_json", _json_as("turns_json"), jsonfmt.dumps,
            "an object with one list of turns under any key ({'speaker', 'content'} ...)"),
+    Format("aws_transcribe", _json_as("aws_transcribe"), jsonfmt.dumps,
+           "Amazon Transcribe job JSON: results.items words, a segment a sentence"),
+    Format("azure_speech", _json_as("azure_speech"), jsonfmt.dumps,
+           "Microsoft (Azure) speech results: DisplayText with Offset/Duration in 100 ns ticks, or batch recognizedPhrases"),
     Format("srt", subtitles.loads_srt, subtitles.dumps_srt, "SubRip subtitles"),
     Format("vtt", subtitles.loads_vtt, subtitles.dumps_vtt, "WebVTT subtitles"),
     Format("whisper_console", console.loads, console.dumps,
@@ -95,7 +101,8 @@ ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt
            "console": "whisper_console", "log": "whisper_console", "lyrics": "lrc", "jsonlines": "jsonl",
            "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
            "md": "meeting_notes", "notes": "meeting_notes",
-           "kaldi": "ctm", "nist": "stm", "strings": "text_list", "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks"}
+           "kaldi": "ctm", "nist": "stm", "strings": "text_list", "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks",
+           "aws": "aws_transcribe", "transcribe": "aws_transcribe", "azure": "azure_speech", "microsoft": "azure_speech"}
 
 decode = _sniff.decode
 
