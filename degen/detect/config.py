@@ -73,6 +73,12 @@ class DetectConfig:
     # ... and the cut copy shows at least this many characters of the unit's tail (one
     # character before a run matches by chance).
     cut_min_chars: int = 2
+    # Growing prefixes on one line (prefixes.py): every partial result of a dictation
+    # inserted again (``Do Do yDo you Do you kDo you know``). People restart a sentence
+    # once or twice ("I, I think, I think that"); this many copies, each the one before
+    # and more, the longest of prefix_words words, is the client's echo.
+    prefix_copies: int = 4
+    prefix_words: int = 3
     max_segment_period: int = 5
     # Copies of a segment loop timed alike segment by segment (a decoder replaying itself)
     # must be most of them, at least this share, in one unbroken stretch.

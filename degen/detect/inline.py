@@ -33,7 +33,7 @@ def places(text: str, lexicon) -> list[Place]:
     """Every lexicon phrase in ``text`` that stands on word boundaries, in order."""
     if lexicon.pattern is None:
         return []
-    key, index = _content_map(text)
+    key, index = content_map(text)
     if key is None:
         return []
     out = []
@@ -55,7 +55,7 @@ def own_sentence(text: str, place: Place) -> bool:
     return (not before or before[-1] in SENTENCE_END) and place.closes or place.opens and place.closes
 
 
-def _content_map(text: str) -> tuple[str | None, list[int]]:
+def content_map(text: str) -> tuple[str | None, list[int]]:
     """``content(text)`` and, for each of its characters, the index of the character of
     ``text`` it comes from; None when normalising character by character differs from
     normalising the whole (a composed sequence): then no place is told."""
