@@ -14,6 +14,7 @@ streaming_log      a log whose level lines interleave the results (whisper_strea
 tsv, csv           whisper's TSV, CSV with start/end/text columns
 jsonl, manifest    JSON Lines: a segment a line, or a NeMo-style utterance a line
 speaker_text       ``SPEAKER_00: text``, ``[Alice] text``, ``Speaker 1`` blocks, ``Name : 1:02.5 - 1:09.0 : text``
+autocut_md         autocut's Markdown cut list ``- [ ] [823,28:11] text`` (cutlist)
 meeting_notes      markdown notes with ``## 00:05:12`` time headers, or a bare time line above each block
 text               plain text, a segment a line (a ``0:`` result counter kept aside)
 =================  ==============================================================
@@ -33,7 +34,7 @@ from typing import Callable
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, jsonfmt, kaldi, streamlog, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
+from . import console, cutlist, jsonfmt, kaldi, streamlog, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("manifest", jsonl.loads_manifest, jsonl.dumps,
            "JSON Lines, one utterance a line (NeMo manifest: audio_filepath, duration, text/pred_text)"),
     Format("speaker_text", speakers.loads, speakers.dumps, "speaker-labelled text: SPEAKER_00: / [Alice] / blocks"),
+    Format("autocut_md", cutlist.loads, cutlist.dumps,
+           "autocut's Markdown cut list: - [ ] [index,mm:ss] text, a subtitle a line"),
     Format("meeting_notes", notes.loads, notes.dumps, "markdown notes with '## 00:05:12' time headers, or a time line above each block"),
     Format("text", plain.loads, plain.dumps, "plain text, one segment per line, no timing ('0:text' result counters kept aside)"),
 )}
@@ -102,7 +105,7 @@ ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt
            "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
            "md": "meeting_notes", "notes": "meeting_notes",
            "kaldi": "ctm", "nist": "stm", "strings": "text_list", "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks",
-           "aws": "aws_transcribe", "transcribe": "aws_transcribe", "azure": "azure_speech", "microsoft": "azure_speech"}
+           "autocut": "autocut_md", "cutlist": "autocut_md", "aws": "aws_transcribe", "transcribe": "aws_transcribe", "azure": "azure_speech", "microsoft": "azure_speech"}
 
 decode = _sniff.decode
 

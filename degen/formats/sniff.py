@@ -13,7 +13,7 @@ import re
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, jsonfmt, jsonl, kaldi, lrc, streamlog, moss, notes, speakers, subtitles, tables
+from . import console, cutlist, jsonfmt, jsonl, kaldi, lrc, streamlog, moss, notes, speakers, subtitles, tables
 from .lines import as_lf
 
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
@@ -121,6 +121,8 @@ def _sniff_text(head: str, extension: str) -> str:
         if tables.columns_of(header) is None:
             raise FormatError(tables.refusal(header).detail, where="line 1", hint=supported())
         return "tsv" if delimiter == "\t" else "csv"
+    if cutlist.looks_like(head):
+        return "autocut_md"
     if notes.looks_like(head):
         return "meeting_notes"
     if speakers.looks_like(head):
