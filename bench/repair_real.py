@@ -151,19 +151,23 @@ def verdict_of(case: Case, before: str, after: str, counts: list[int]):
     return judge(case.script, before, after, counts, language=case.language, unit=case.unit, count=case.count)
 
 
-def run_case(decoder, case: Case, seed: int) -> dict[str, Row]:
-    """{method: Row} for one case and one decoder."""
+def run_case(decoder, case: Case, seed: int, methods=METHODS) -> dict[str, Row]:
+    """{method: Row} for one case and one decoder, for each of ``methods``."""
     audio = Audio.open(case.audio)
     before = text(degen.read(case.saved))
     out = {}
     with TestServer(decoder) as server:
         for method, policy in (("degen", None), ("0.1 only", Policy(steps=(Step(0.1),)))):
+            if method not in methods:
+                continue
             start = time.perf_counter()
             kwargs = {"policy": policy} if policy else {}
             result = degen.fix(case.saved, audio=audio, transcriber=server.url, concurrency=1, **kwargs)
             exit0 = not result.unresolved and not result.plan.unrepairable  # as `degen fix` exits
             verdict = verdict_of(case, before, text(result.transcript), loop_counts(result.transcript))
             out[method] = Row(case, seed, verdict, result.seconds_decoded, time.perf_counter() - start, exit0)
+    if "whisper fallback" not in methods:
+        return out
     start = time.perf_counter()
     samples = audio.read(Span(0, audio.duration)).astype("float32") / 32768.0
     found = decoder.segments(samples, 0.0, fallback=True)
@@ -178,7 +182,8 @@ def run_case(decoder, case: Case, seed: int) -> dict[str, Row]:
     return out
 
 
-def run(make_decoder, cases: list[Case], seeds: int, log=None, first_seed: int = 1) -> list[tuple[str, Row]]:
+def run(make_decoder, cases: list[Case], seeds: int, log=None, first_seed: int = 1,
+        methods=METHODS) -> list[tuple[str, Row]]:
     """Every row. ``make_decoder(model, language, seed)`` gives a live decoder; ``log`` (a
     file) gets one JSON line a row as it is made, so a long run can be read part way."""
     rows = []
@@ -188,7 +193,7 @@ def run(make_decoder, cases: list[Case], seeds: int, log=None, first_seed: int =
             key = (case.model, case.language)
             if key not in decoders:
                 decoders[key] = make_decoder(case.model, case.language, seed)
-            for method, row in run_case(decoders[key], case, seed).items():
+            for method, row in run_case(decoders[key], case, seed, methods).items():
                 rows.append((method, row))
                 if log:
                     log.write(orjson.dumps(_log_line(method, row)).decode() + "\n")
@@ -214,9 +219,10 @@ class Logged:
     wer: float
 
 
-def from_logs(paths: list[Path], cases: list[Case]) -> tuple[list[tuple[str, Row]], list[Case], int]:
+def from_logs(paths: list[Path], cases: list[Case]) -> tuple[list[tuple[str, Row]], list[Case], int, tuple]:
     """The rows of earlier runs' logs (the last line of each method, case and seed wins), the
-    cases they cover and the seeds: one table from runs made in parts."""
+    cases every logged method covered, the seeds and the methods: one table from runs made
+    in parts."""
     by_name = {c.name: c for c in cases}
     lines = {}
     for path in paths:
@@ -227,14 +233,15 @@ def from_logs(paths: list[Path], cases: list[Case]) -> tuple[list[tuple[str, Row
     rows = [(d["method"], Row(by_name[d["case"]], d["seed"], Logged(d["faithful"], d["deletion"], d["wer"]),
                               d["decoded"], d["wall"], d["exit0"])) for d in lines.values()]
     seeds = sorted({d["seed"] for d in lines.values()})
-    every = {name for (_, name, _) in lines if all((m, name, s) in lines for m in METHODS for s in seeds)}
+    methods = [m for m in METHODS if any(key[0] == m for key in lines)]
+    every = {name for (_, name, _) in lines if all((m, name, s) in lines for m in methods for s in seeds)}
     rows = [(m, r) for m, r in rows if r.case.name in every]
-    return rows, [c for c in cases if c.name in every], len(seeds)
+    return rows, [c for c in cases if c.name in every], len(seeds), tuple(methods)
 
 
-def benchmark(make_decoder, cases, seeds: int, log=None, first_seed: int = 1) -> list[str]:
+def benchmark(make_decoder, cases, seeds: int, log=None, first_seed: int = 1, methods=METHODS) -> list[str]:
     """The table's lines (``bench/gpu_whisper.py`` calls this too)."""
-    return table(run(make_decoder, cases, seeds, log, first_seed), cases, seeds)
+    return table(run(make_decoder, cases, seeds, log, first_seed, methods), cases, seeds, methods)
 
 
 def _cell(rows: list[Row]) -> str:
@@ -247,8 +254,8 @@ def _cell(rows: list[Row]) -> str:
             f"{sum(r.verdict.deletion for r in rows)} deletions, {sum(r.decoded for r in rows) / seconds:.0%} decoded")
 
 
-def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int) -> list[str]:
-    by_method = {m: [r for method, r in rows if method == m] for m in METHODS}
+def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int, methods=METHODS) -> list[str]:
+    by_method = {m: [r for method, r in rows if method == m] for m in methods}
     every = sorted({r.seed for _, r in rows})
     seconds = sum(Audio.open(c.audio).duration for c in cases)
     models = sorted({c.model for c in cases})
@@ -256,7 +263,7 @@ def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int) -> list[st
              f"({', '.join(map(str, every))}); {seconds:.1f} s of audio a seed",
              f"{'method':<17} {'faithful':>9} {'per seed':>14} {'deletions':>9} {'wrong exit 0':>12} "
              f"{'unresolved':>10} {'mean WER':>13} {'decoded':>8} {'wall s':>7}"]
-    for method in METHODS:
+    for method in methods:
         r = by_method[method]
         per = "/".join(str(sum(x.verdict.faithful for x in r if x.seed == s)) for s in every)
         wers = [statistics.mean(x.verdict.wer for x in r if x.seed == s) for s in every]
@@ -276,11 +283,11 @@ def table(rows: list[tuple[str, Row]], cases: list[Case], seeds: int) -> list[st
             mine = [c for c in cases if key(c) == group]
             lines.append(f"  {group} ({len(mine)} recordings)")
             lines += [f"    {method:<17} " + _cell([r for r in by_method[method] if key(r.case) == group])
-                      for method in METHODS]
+                      for method in methods]
     lines += ["", "per recording, faithful (wrong exit 0) of seeds: degen / 0.1 only / fallback"]
     for case in cases:
         cells = [f"{sum(r.verdict.faithful for r in by_method[m] if r.case == case)} "
-                 f"({sum(r.wrong_exit0 for r in by_method[m] if r.case == case)})" for m in METHODS]
+                 f"({sum(r.wrong_exit0 for r in by_method[m] if r.case == case)})" for m in methods]
         lines.append(f"  {case.name:<14} {case.language or '?':<3} {case.model:<8} {case.placement:<7} "
                      + " / ".join(cells))
     return lines
@@ -296,6 +303,8 @@ def main() -> None:
     parser.add_argument("--split", choices=("test", "dev", "all"), default="test", help="loops: which split")
     parser.add_argument("--languages", help="loops: these languages only, comma-separated")
     parser.add_argument("--first-seed", type=int, default=1, help="seeds FIRST .. FIRST+SEEDS-1 (runs in parts)")
+    parser.add_argument("--methods", default=",".join(METHODS),
+                        help=f"comma-separated, of: {', '.join(METHODS)} (degen alone re-measures a change)")
     parser.add_argument("--log", type=Path, help="write one JSON line a result here as it is made")
     parser.add_argument("--from-logs", type=Path, nargs="+", help="print the table of earlier runs' --log files "
                         "(the cases of the selection that every method and seed covered), run nothing")
@@ -307,13 +316,13 @@ def main() -> None:
     else:
         cases = fixtures(models, only)
     if args.from_logs:
-        rows, cases, seeds = from_logs(args.from_logs, cases)
-        print("\n".join(table(rows, cases, seeds)))
+        rows, cases, seeds, methods = from_logs(args.from_logs, cases)
+        print("\n".join(table(rows, cases, seeds, methods)))
         return
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     try:
         lines = benchmark(lambda model, language, seed: WhisperDecoder(seed=seed, model=model, language=language),
-                          cases, args.seeds, log, args.first_seed)
+                          cases, args.seeds, log, args.first_seed, tuple(args.methods.split(",")))
     finally:
         if log:
             log.close()

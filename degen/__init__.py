@@ -189,7 +189,8 @@ def _utterance_seconds(transcript: Transcript):
 def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=None,
         config: DetectConfig | None = None, pad: float = 0.5, merge_gap: float = 1.0, max_span: float = 30.0,
         concurrency: int = 8, journal=None, progress=None, format: str | None = None,
-        model: str | None = None, api_key: str | None = None, timeout: float = 300.0, language: str | None = None):
+        model: str | None = None, api_key: str | None = None, timeout: float = 300.0, language: str | None = None,
+        server_kind: str | None = None):
     """Re-decode only the flagged spans of a transcript and splice the results back.
 
     Args:
@@ -212,6 +213,8 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         language: the transcript's language ("en", "zh"), sent with every request; when
             None, the input's own field, else a guess from its clean text
             (``repair.language.pin``). Answers in another language or script are refused.
+        server_kind: what the server at a URL is (``repair.servers.KINDS``: "vllm",
+            "sglang-omni-whisper" ...); None finds it from what the server says about itself.
 
     Returns:
         ``repair.fix.FixResult``: the new transcript, edits, attempts, metrics before and
@@ -244,15 +247,17 @@ def fix(source: "str | os.PathLike | Transcript", *, audio, transcriber, policy=
         import warnings
         warnings.warn(warning, RuntimeWarning, stacklevel=2)
     items = transcriber if isinstance(transcriber, (list, tuple)) else [transcriber]
-    transcribers = transcribers_for(items, model=model, api_key=api_key, timeout=timeout)
+    transcribers = transcribers_for(items, model=model, api_key=api_key, timeout=timeout, server_kind=server_kind)
     before = scan(transcript, config, audio_duration=audio.duration, name=_label(source))
     findings, voice = findings_to_repair(transcript, audio, policy, before.flagged)
     if findings:  # a clean transcript contacts no server
         transcribers = reachable(transcribers)
-    return repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
-                  merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
-                  progress=progress, before=before, language=_pin_language(transcript, language, findings),
-                  voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+    result = repair(transcript, audio, transcribers, policy=policy, findings=findings, pad=pad,
+                    merge_gap=merge_gap, max_span=max_span, concurrency=concurrency, journal=journal,
+                    progress=progress, before=before, language=_pin_language(transcript, language, findings),
+                    voice=voice, rescan=lambda t: scan(t, config, audio_duration=audio.duration, name="<fixed>"))
+    servers = tuple(filter(None, (t.describe() for t in transcribers if hasattr(t, "describe"))))
+    return _dataclasses.replace(result, servers=servers)  # per server, the knobs really applied
 
 
 def _pin_language(transcript: Transcript, given: str | None, findings):
@@ -298,13 +303,15 @@ def coverage_warning(transcript: Transcript, audio_duration: float | None, audio
             f"{audio_duration - end:.1f} s after its end are re-decoded as a truncated tail")
 
 
-def transcribers_for(items, *, model: str | None = None, api_key: str | None = None, timeout: float = 300.0):
+def transcribers_for(items, *, model: str | None = None, api_key: str | None = None, timeout: float = 300.0,
+                     server_kind: str | None = None):
     """Each URL of ``items`` as an ``HttpTranscriber`` (``api_key`` defaulting to
-    ``DEGEN_API_KEY``); anything else is a Transcriber already and kept as it is."""
+    ``DEGEN_API_KEY``; ``server_kind`` None: found from what the server says about
+    itself); anything else is a Transcriber already and kept as it is."""
     from .repair.client import HttpTranscriber
     key = api_key or _os.environ.get(API_KEY_ENV) or None
-    return [HttpTranscriber(t, model=model, api_key=key, timeout=timeout) if isinstance(t, str) else t
-            for t in items]
+    return [HttpTranscriber(t, model=model, api_key=key, timeout=timeout, server_kind=server_kind)
+            if isinstance(t, str) else t for t in items]
 
 
 def reachable(transcribers: list, warn=None) -> list:

@@ -25,6 +25,9 @@ MAX_TIMEOUT = 86_400.0
 # policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
 # every command's --help; tests/repair/test_pieces.py holds the two equal).
 DEFAULT_SCHEDULE = "0.1+pieces,0.1/p1.1,0.7,0.4/p1.1,0.1,0.7+c4"
+# repair.servers.KINDS as text, for the same reason (tests/repair/test_servers.py holds them equal).
+SERVER_KINDS = ("sglang-omni-moss", "sglang-omni-whisper", "vllm", "faster-whisper-server", "speaches", "whisper.cpp",
+                "openai", "unknown")
 
 
 FIX_EXAMPLES = (
@@ -41,7 +44,7 @@ FIX_EXAMPLES = (
 @click.command(cls=Command, short_help="Re-decode only the flagged spans on a live server and splice them back.",
                groups=(("Input and output", ("audio_path", "fmt", "out_path", "in_place", "report_path",
                                              "journal_path", "html_path", "dry_run")),
-                       ("Server", ("servers", "model", "api_key", "timeout", "concurrency")),
+                       ("Server", ("servers", "model", "server_kind", "api_key", "timeout", "concurrency")),
                        ("Decoding", ("schedule", "repetition_penalty", "anchor_seconds", "vad", "language",
                                      "accept_best", "max_decoded")),
                        ("Spans", ("pad", "max_span"))),
@@ -56,11 +59,13 @@ FIX_EXAMPLES = (
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Edits and attempts as JSON [OUT.degen.json].")
 @click.option("--model", metavar="NAME", help="Model id to send (only when the server needs one).")
+@click.option("--server-kind", type=click.Choice(("auto",) + SERVER_KINDS), default="auto", show_default=True,
+              help="What the server is, when it cannot be told from what it says about itself (docs/servers.md).")
 @click.option("--api-key", envvar="DEGEN_API_KEY", metavar="KEY", help="Bearer token [DEGEN_API_KEY]; never printed.")
 @click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True, metavar="STEPS",
               help="Decoding steps, in order: TEMPERATURE[/pPENALTY][+cSECONDS of context][+pieces].")
 @click.option("--repetition-penalty", type=Finite(0, 2, min_open=True), metavar="X",
-              help="Send this repetition_penalty with every step.")
+              help="Send this repetition_penalty with every step (where the server applies one).")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True, metavar="N",
               help="Spans in flight at once.")
 @click.option("--pad", type=Finite(0, 30), default=0.5, show_default=True, metavar="S",
@@ -88,7 +93,8 @@ FIX_EXAMPLES = (
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Also write a self-contained HTML report of the repair.")
 @threshold_options
-def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, schedule, repetition_penalty,
+def fix(input_path, audio_path, servers, out_path, report_path, model, server_kind, api_key, schedule,
+        repetition_penalty,
         concurrency, pad, max_span, anchor_seconds, vad, language, max_decoded, accept_best, journal_path, timeout,
         in_place, dry_run, fmt, html_path, **options):
     """Re-decode only the flagged spans of INPUT on the live server and splice them back.
@@ -129,7 +135,8 @@ def fix(input_path, audio_path, servers, out_path, report_path, model, api_key, 
     if not servers:
         raise click.UsageError("give --server URL (or --dry-run to see the plan)")
     from .. import reachable, transcribers_for
-    transcribers = transcribers_for(servers, model=model, api_key=api_key, timeout=timeout)
+    transcribers = transcribers_for(servers, model=model, api_key=api_key, timeout=timeout,
+                                   server_kind=None if server_kind == "auto" else server_kind)
     if in_place and out_path is not None:
         raise click.UsageError("--in-place writes INPUT itself; give --in-place or --out, not both")
     out_path = input_path if in_place else (out_path or _default_out(input_path))

@@ -113,15 +113,16 @@ class Heard:
 def lines(tried: tuple[Tried, ...], heard: Heard, unit: str | None, evidence: EvidenceConfig) -> list[Count]:
     """Every line of evidence on the count of ``unit``: the rhythm's, and one per usable
     whole answer of its own settings (a second draw with the same settings is no second
-    witness: the server has no seed, and a confident loop repeats itself). A pieces
-    answer is none: its count is the rhythm's cuts."""
+    witness where the server has no seed: a confident loop repeats itself; with a seed of
+    its own each draw is independent). A pieces answer is none: its count is the rhythm's
+    cuts."""
     out = [Count("the audio's rhythm", None, rhythm_copies(heard.rhythm, unit))] if heard.rhythm is not None else []
     if heard.period is not None:
         out.append(Count("the audio's period", None, heard.period))
     seen = set()
     for t in tried:
-        step = t.attempt.step
-        if not t.usable or step.pieces or step in seen:
+        step = t.attempt.step, t.attempt.seed
+        if not t.usable or t.attempt.step.pieces or step in seen:
             continue
         seen.add(step)
         said = claim(t, evidence, unit)

@@ -26,7 +26,7 @@ from .clips import Preview, Scope, anchor_clip, clip_for, inside_stretch, previe
 from .journal import Journal
 from .language import Language
 from .plan import INSERTING, RepairSpan, make_plan
-from .policy import Policy
+from .policy import Policy, Step
 from .result import Attempt, Edit, FixResult, Outcome, cost  # noqa: F401  (re-exported)
 from .send import Sender, polled
 from .span import SpanRepair, first_step, send_step, sent_attempt
@@ -125,8 +125,9 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
         for index, rs in chunks:
             number = firsts[index]
             if len(chunks) > 1 and number < len(steps) and number not in journaled[index]:
-                early[index] = (number, pool.submit(send_step, scope, sender, pick(index), rs, number,
-                                                    steps[number], repeats[index]))
+                runs = sender.effective(pick(index), steps[number], probe=False)
+                early[index] = (number, pool.submit(send_step, scope, sender, pick(index), rs, number, runs,
+                                                    repeats[index]), runs)
         out, prior = [], ()
         for index, rs in chunks:
             if inside_stretch(rs) and not prior and witness(scope, rs) is None:
@@ -140,14 +141,14 @@ def _repair_region(scope: Scope, sender: Sender, transcribers, chunks: list[tupl
     return out
 
 
-def _unvouched(scope: Scope, rs: RepairSpan, early: tuple[int, Future] | None) -> Outcome:
+def _unvouched(scope: Scope, rs: RepairSpan, early: tuple[int, Future, Step] | None) -> Outcome:
     """A part of a long stretch whose part before was not repaired, with no clean speech
     near enough: no answer for it could be checked against anything, so the original
-    stays (a first answer already sent is kept in the account, not judged)."""
+    stays (a first answer already sent, with ``step``, is kept in the account, not judged)."""
     why = "the part before it was not repaired and no clean speech near it can vouch for an answer"
     attempts = ()
     if early is not None:
-        number, future = early
+        _, future, step = early
         sent = future.result()
-        attempts = (sent_attempt(scope.policy.steps[number], sent).with_(error=sent.error, why="not judged: " + why),)
+        attempts = (sent_attempt(step, sent).with_(error=sent.error, why="not judged: " + why),)
     return Outcome(rs, "unresolved", why, attempts, None, None)

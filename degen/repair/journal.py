@@ -51,6 +51,7 @@ class JournalEntry:
         server: the server's credential-free URL.
         token_budget: the tokens the request allowed.
         language: the language field sent, if any.
+        seed: the seed sent, where the server applies one (the same in a repeated run).
         body, format: the answer and its response format (None after an error).
         error: a transient error (503, timeout): the next run sends the attempt again.
         sent: HTTP requests it took, retries included.
@@ -67,6 +68,7 @@ class JournalEntry:
     server: str
     token_budget: int = 0
     language: str | None = None
+    seed: int | None = None
     body: str | None = None
     format: str | None = None
     error: str | None = None

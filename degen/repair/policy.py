@@ -21,7 +21,9 @@ class Step:
 
     Attributes:
         temperature: sent explicitly (the server's own default is greedy, 0.0).
-        repetition_penalty: sent only when set (servers before ~Aug 2026 drop it).
+        repetition_penalty: sent only when set, and only where the server applies it
+            (``servers``: SGLang-Omni 0.1.9 drops it for Whisper); elsewhere the step runs
+            without it, or is skipped where that repeats a step already tried.
         context: seconds of audio before the span to send too; their text is dropped.
         pieces: where the audio repeats one word (``rhythm.find_repetition``), send the
             repeated stretch as short pieces cut between its copies, and the rest of the
@@ -92,12 +94,14 @@ class Policy:
     """How to re-decode a span.
 
     The default schedule is ``ESCALATION`` (above). A second draw at the same
-    temperature is a fresh sample: the server has no seed.
+    settings is a fresh sample; only where the server takes a seed (vLLM) is it an
+    independent one.
 
     Attributes:
         steps: tried in order until one is clean.
-        budget_per_second: the token budget of one request (sent as the server's
-            ``max_new_tokens`` field, which the server further clamps to its own cap) per
+        budget_per_second: the token budget of one request (sent in the server's own
+            field, ``max_new_tokens`` or vLLM's ``max_completion_tokens``, which the server
+            further clamps to its own cap) per
             second of clip. MOSS wrote ~6.5 output tokens per audio second in the seed's
             50-minute run; 12 leaves room for fast speech and cuts a loop off at about
             twice the expected output.

@@ -21,8 +21,8 @@ class Attempt:
     """One request for one span, and what came of it.
 
     Attributes:
-        token_budget: the tokens this request was allowed to write (sent as the server's
-            ``max_new_tokens`` field; the server may clamp it further).
+        token_budget: the tokens this request was allowed to write (sent in the server's
+            own field where it has one; the server may clamp it further).
         verdict: the judge's finding (None after a server error).
         why: why the answer was accepted or rejected, in words.
         requests_sent: HTTP requests it took, retries included (what the server was sent).
@@ -32,6 +32,7 @@ class Attempt:
             (a pieces step sends its clip in several parts).
         pieces: for a pieces step, how many requests it took and how the repeated word was
             named (or why the pieces were unusable).
+        seed: the seed sent, where the server applies one.
     """
 
     step: Step
@@ -48,6 +49,7 @@ class Attempt:
     refused: bool = False
     seconds_sent: float | None = None
     pieces: str | None = None
+    seed: int | None = None
 
     @property
     def seconds(self) -> float:
@@ -62,6 +64,7 @@ class Attempt:
                 "anchored": self.anchored, "why": self.why, "error": self.error,
                 "requests_sent": self.requests_sent, "replayed": self.replayed, "refused": self.refused,
                 **({"pieces_named": self.pieces} if self.pieces else {}),
+                **({"seed": self.seed} if self.seed is not None else {}),
                 "verdict": self.verdict.to_dict() if self.verdict else None}
 
 
@@ -133,6 +136,7 @@ class FixResult:
     seconds_replayed: float = 0.0
     requests_sent: int = 0
     language: str | None = None  # what every request asked for, and where it came from
+    servers: tuple[dict, ...] = ()  # per server: its profile, how it was found, the knobs applied
 
     @property
     def unresolved(self) -> tuple[Outcome, ...]:
@@ -148,6 +152,7 @@ class FixResult:
             "seconds_decoded": round(self.seconds_decoded, 3), "seconds_refused": round(self.seconds_refused, 3),
             "seconds_replayed": round(self.seconds_replayed, 3), "requests_sent": self.requests_sent,
             "audio_seconds": round(self.audio_seconds, 3), "language": self.language,
+            "servers": list(self.servers),
             "before": self.before.metrics.to_dict(), "after": self.after.metrics.to_dict(),
             "plan": [rs.to_dict() for rs in self.plan.spans],
             "evidence": [o.evidence() for o in self.outcomes],

@@ -1,14 +1,17 @@
 """Send: the one piece of shared, changing state of a repair run.
 
 Every request goes through a ``Sender``: it bounds the requests in flight, records each
-finished one in the journal, remembers servers that drop ``repetition_penalty``, counts
-what the server was really sent (retries included), and stops sending once the run is
-cancelled (Ctrl-C). Everything else a span worker uses is an immutable value.
+finished one in the journal, gives each attempt its seed where the server applies one,
+turns away steps that need a knob the server does not apply (its profile says so, or a
+probe found it), counts what the server was really sent (retries included), and stops
+sending once the run is cancelled (Ctrl-C). Everything else a span worker uses is an
+immutable value.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import threading
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
@@ -18,10 +21,20 @@ from ..model import Span
 from .audio import Audio
 from .client import Request, Transcriber
 from .journal import Journal, JournalEntry
-from .policy import Step
+from .policy import Step, format_schedule
 
 # Statuses that mean the server queued nothing: the audio was sent but never decoded.
 REFUSED = (429, 503)
+# Seconds of audio a probe for an unknown server sends per request (three requests, once
+# per server): the middle of a clip already sent, where a span's loop sits.
+PROBE_SECONDS = 8.0
+
+
+def seed_for(key: str, number: int) -> int:
+    """The seed of attempt ``number`` of span (or piece) ``key``: the same in every run of
+    the same inputs, so a run repeats exactly; different for every attempt, so two draws
+    at one temperature are independent."""
+    return int.from_bytes(hashlib.sha256(f"{key}|{number}".encode()).digest()[:4], "big") >> 1
 
 
 class Cancelled(Exception):
@@ -67,6 +80,7 @@ class Sender:
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._ignores_penalty: set[int] = set()
+        self._last_clip: dict[int, Span] = {}  # transcriber -> the clip it was last sent (a probe's audio)
         self.budget, self.spent = budget, 0.0
         self._firsts: dict[str, tuple[int, float]] = {}  # span key -> (its first step, seconds held for it)
 
@@ -104,17 +118,23 @@ class Sender:
         if self.cancelled.is_set():
             raise Cancelled()
         self._charge(key, number, clip.duration)
+        server = getattr(transcriber, "server", None)  # an HttpTranscriber's profile (servers.ServerState)
+        seed = seed_for(key, number) if server is not None and server.relies("seed") else None
         request = Request(self.audio.clip(clip), step.temperature, budget, step.repetition_penalty,
-                          language=self.language)
+                          language=self.language, seed=seed, seconds=clip.duration)
         entry = JournalEntry(key, number, (clip.start, clip.end), step.to_dict(),
-                             getattr(transcriber, "base_url", type(transcriber).__name__), budget, self.language)
+                             getattr(transcriber, "base_url", type(transcriber).__name__), budget, self.language,
+                             seed=seed)
+        with self._lock:
+            self._last_clip[id(transcriber)] = clip
         try:
             with self.slots:
                 if self.cancelled.is_set():
                     raise Cancelled()
                 response = transcriber.transcribe(request)
             entry = entry.with_(body=response.text, format=response.response_format,
-                                sent=int(getattr(response, "requests_sent", 1)))
+                                sent=int(getattr(response, "requests_sent", 1)),
+                                unusable=getattr(response, "unusable", None))
         except ServerRejected:
             raise  # a wrong model, key or parameter: every span would fail the same way
         except ServerError as exc:
@@ -125,20 +145,60 @@ class Sender:
         self.journal.record(entry)
         return Sent(entry)
 
-    def effective(self, transcriber: Transcriber, step: Step) -> Step:
-        """The step as it will really run: without a penalty the server is known to ignore."""
+    def effective(self, transcriber: Transcriber, step: Step, probe: bool = True) -> Step:
+        """The step as it will really run: without a repetition_penalty the server does not
+        apply. Its profile says so (``servers``), or, for a server degen does not know, a
+        probe finds it once; a server seen answering a penalised step byte for byte as the
+        same step without it is taken at its word too. The span skips the step where what
+        is left only repeats a step already tried (``SpanRepair.next_attempt``); the
+        report's ``servers`` entry names the step and why. ``probe`` False: a server not
+        known either way is sent the step as it is (a probe needs a clip that loops, and
+        before the first answers none is known)."""
+        if step.repetition_penalty is None:
+            return step
+        server = getattr(transcriber, "server", None)
+        works = True
+        if server is not None:
+            works = server.relies("repetition_penalty")
+            if works is None and not probe:
+                return step
+            if works is None and hasattr(transcriber, "probe_penalty"):
+                works = transcriber.probe_penalty(self._probe_request(transcriber))
         with self._lock:
-            ignored = id(transcriber) in self._ignores_penalty
-        return dataclasses.replace(step, repetition_penalty=None) if step.repetition_penalty is not None and ignored \
-            else step
+            works = bool(works) and id(transcriber) not in self._ignores_penalty
+        if works:
+            return step
+        plain = dataclasses.replace(step, repetition_penalty=None)
+        if server is not None:
+            server.skip(format_schedule([step]), f"repetition_penalty {server.why('repetition_penalty')}; sent as "
+                                                 f"{format_schedule([plain])}, or skipped where a span tried that")
+        return plain
+
+    def _probe_request(self, transcriber: Transcriber) -> Request:
+        """A probe's clip: the middle ``PROBE_SECONDS`` of the clip last sent to this server
+        (the start of the file when nothing was sent yet)."""
+        with self._lock:
+            clip = self._last_clip.get(id(transcriber)) or Span(0.0, min(self.audio.duration, PROBE_SECONDS))
+        middle, half = (clip.start + clip.end) / 2, min(clip.duration, PROBE_SECONDS) / 2
+        probe = Span(max(0.0, middle - half), min(self.audio.duration, middle + half))
+        return Request(self.audio.clip(probe), 0.0, max(64, int(probe.duration * 12)), language=self.language,
+                       seconds=probe.duration)
 
     def notice_ignored_penalty(self, transcriber: Transcriber, step: Step, body, plain_body) -> None:
-        """A server that silently drops repetition_penalty (builds before ~Aug 2026) answers
-        a penalised step exactly as the same step without it: remember, stop sending it.
-        (At temperature 0.1 a loop is near-deterministic, so identical bodies are telling.)"""
+        """A penalised step answered byte for byte as the same step without the penalty, on
+        a server whose profile is a guess (its model's name) or that no profile covers: on
+        this audio the penalty changed nothing, and later penalised steps would only repeat
+        the plain ones (at temperature 0.1 a loop is near-deterministic, so identical bodies
+        are telling): stop sending it. A server that named itself keeps its profile's word."""
+        server = getattr(transcriber, "server", None)
+        if server is not None and server.confident:
+            return
         if step.repetition_penalty is not None and body is not None and body == plain_body:
             with self._lock:
                 self._ignores_penalty.add(id(transcriber))
+            if server is not None:
+                server.learn("repetition_penalty", False, "an answer with it was byte-identical to the same "
+                                                          "step's without it")
 
     def cancel(self) -> None:
         """Send nothing more, and record nothing more (the journal is flushed as it is)."""

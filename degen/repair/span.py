@@ -36,18 +36,19 @@ class SpanRepair:
         transcriber: the server it is sent to.
         journaled: answers an earlier run finished, by step number.
         prior: segments repaired just before it in the same stretch (they count as clean).
-        early: the first request, sent ahead with the other spans of the stretch.
+        early: the first request (its number, its answer to come, the step as sent), sent
+            ahead with the other spans of the stretch.
         repetition: where the span's audio repeats one word (``rhythm``), or None.
     """
 
     def __init__(self, scope: Scope, sender: Sender, rs: RepairSpan, transcriber, journaled: dict[int, Sent],
-                 prior: tuple[Segment, ...] = (), early: tuple[int, Future] | None = None,
+                 prior: tuple[Segment, ...] = (), early: tuple[int, Future, Step] | None = None,
                  repetition: Repetition | None = None):
         self.scope, self.sender, self.rs, self.transcriber = scope, sender, rs, transcriber
         self.prior, self.repetition = prior, repetition
-        self.recorded = dict(journaled)
+        self.recorded, self.sent_as = dict(journaled), {}
         if early is not None and early[0] not in self.recorded:
-            self.recorded[early[0]] = early[1].result()
+            self.recorded[early[0]], self.sent_as[early[0]] = early[1].result(), early[2]
         self.skipped = sender.skipped(rs.key, len(scope.policy.steps)) | inapplicable(scope.policy.steps, repetition)
         self.core_voiced = scope.voiced_spans(rs.core)
         self.heard = Heard(repetition, scope.period(rs.core))
@@ -84,7 +85,7 @@ class SpanRepair:
         for number, step in enumerate(self.scope.policy.steps):
             if number in done:
                 continue
-            runs = self.sender.effective(self.transcriber, step)
+            runs = self.sent_as.get(number) or self.sender.effective(self.transcriber, step)
             if runs == step or runs not in ran:  # the same settings again are a fresh draw; a dropped penalty is not
                 return number, runs
         return None
@@ -221,7 +222,7 @@ def sent_attempt(step: Step, sent: Sent) -> Attempt:
     entry = sent.entry
     return Attempt(step, sent.clip, entry.server, entry.token_budget, None, requests_sent=sent.requests,
                    replayed=sent.replayed, refused=entry.refused, seconds_sent=entry.seconds_sent,
-                   pieces=pieces_note(entry))
+                   pieces=pieces_note(entry), seed=entry.seed)
 
 
 def attempts_of(tried) -> tuple[Attempt, ...]:

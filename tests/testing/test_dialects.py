@@ -171,7 +171,8 @@ def test_what_reaches_each_engine(servers):
 
 
 def test_degen_client_against_dialects(servers):
-    """degen's own client, unchanged, against two dialects: what it sends and what lands."""
+    """degen's client against two dialects: it speaks each one's, so what it sends lands
+    (vLLM's cap is max_completion_tokens; SGLang-Omni Whisper's timestamps come with srt)."""
     from degen.repair.client import HttpTranscriber, Request
     audio = wav(3.0)
     vllm = servers("vllm-0.32")
@@ -179,11 +180,12 @@ def test_degen_client_against_dialects(servers):
     reply = HttpTranscriber(vllm.url, backoff=0.01).transcribe(Request(audio, 0.4, 64, repetition_penalty=1.1))
     assert reply.response_format == "verbose_json" and json.loads(reply.text)["segments"]
     clip = [c for c in vllm.stats.calls if c.call == "clip"][0]
-    assert (clip.max_tokens, clip.repetition_penalty, clip.temperature) == (448, 1.1, 0.4)
+    assert (clip.max_tokens, clip.repetition_penalty, clip.temperature) == (64, 1.1, 0.4)
     whisper = servers("sglang-omni-0.1.9-whisper")
     whisper.stats.calls.clear()
     HttpTranscriber(whisper.url, backoff=0.01).transcribe(Request(audio, 0.4, 64, repetition_penalty=1.1))
-    assert whisper.stats.calls[-1] == Call("clip", 0.4, 1.0, None, 1.0, 64, None, "english", None, False)
+    assert whisper.stats.calls[-1] == Call("clip", 0.4, 1.0, None, 1.0, 64, None, "english", None, True)
+    assert "repetition_penalty" not in whisper.stats.forms[-1]  # validated, then dropped: not sent
 
 
 def test_whisper_cpp_from_source():
