@@ -5,8 +5,9 @@ replacing the last one (``Do Do yDo you Do you kDo you know``).
 No two copies are equal, so neither the tandem repeats of ``periodic`` nor the near
 copies of ``near`` see it: each copy is the one before it and a little more. On the
 line's text without spaces or punctuation (``tokens.content``), a chain starts at a word
-and goes on while the text right after the copy so far begins with it again, the next
-copy at least as long as this one (a partial result grows or repeats, it never shrinks).
+and goes on while the text right after the copy so far begins with it again and is longer
+(a partial result grows; one that only begins the copy again, ``no no no``, is a tandem
+repeat, which ``periodic`` finds).
 ``prefix_copies`` copies running, the longest of ``prefix_words`` words or more, is the
 client's echo: people restart a sentence ("I, I think, I think that") once or twice, not
 four times with a word more each time.
@@ -51,7 +52,7 @@ def _may_hold(text: str, config: DetectConfig) -> bool:
     ``prefix_copies`` times (every copy starts with the chain's first word)."""
     if len(text) > LONGEST_LINE or cjk_count(text) * 2 > len(text):
         return False
-    words = [w for w in _WORD.findall(text.lower())]
+    words = _WORD.findall(text.lower())
     if len(words) < config.prefix_copies + config.prefix_words - 1:
         return False
     squashed = "".join(words)

@@ -61,6 +61,7 @@ def _azure_item(item: dict) -> bool:
 def _seconds(value: Any, where: str, key: str) -> float:
     """Seconds given as a number or a numeric string (Transcribe writes "0.54"), or as an
     ISO 8601 duration (``PT1.2S``)."""
+    given = value
     if isinstance(value, str):
         iso = _ISO.match(value)
         if iso and value != "PT":
@@ -71,7 +72,7 @@ def _seconds(value: Any, where: str, key: str) -> float:
         except ValueError:
             value = None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise FormatError(f"time {value!r} is not a number", where=where, field=key,
+        raise FormatError(f"time {given!r} is not a number", where=where, field=key,
                           hint="Transcribe times are seconds; Azure's Offset/Duration are 100 ns ticks")
     return check_seconds(float(value), where, key)
 
