@@ -43,11 +43,13 @@ import argparse
 import hashlib
 import json
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a file or loaded by a test alike
+from make_audio_fixtures import need, to_16k  # noqa: E402  (the same tools and sox call as fixtures/audio)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "fixtures" / "loops"
@@ -190,17 +192,6 @@ def script(recipe: dict) -> str:
 
 
 # --- speaking (voices' environments: standard library, numpy, the voice's package) ---
-
-def need(tool: str) -> str:
-    path = shutil.which(tool)
-    if path is None:
-        sys.exit(f"{tool} is missing: apt-get install espeak-ng sox")
-    return path
-
-
-def to_16k(raw: Path, out: Path) -> None:
-    subprocess.run([need("sox"), "-D", str(raw), "-r", "16000", "-c", "1", "-b", "16", str(out)], check=True)
-
 
 def silence(seconds: float, out: Path) -> None:
     subprocess.run([need("sox"), "-D", "-n", "-r", "16000", "-c", "1", "-b", "16", str(out), "trim", "0",
