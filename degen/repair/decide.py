@@ -119,16 +119,24 @@ def lines(tried: tuple[Tried, ...], heard: Heard, unit: str | None, evidence: Ev
     out = [Count("the audio's rhythm", None, rhythm_copies(heard.rhythm, unit))] if heard.rhythm is not None else []
     if heard.period is not None:
         out.append(Count("the audio's period", None, heard.period))
-    seen = set()
-    for t in tried:
-        step = t.attempt.step, t.attempt.seed
-        if not t.usable or t.attempt.step.pieces or step in seen:
+    for number, t in independent(tried):
+        if t.attempt.step.pieces:
             continue
-        seen.add(step)
         said = claim(t, evidence, unit)
         copies = said[1] if said and (unit is None or said[0] == unit_key(unit)) else 0
-        out.append(Count(f"attempt {tried.index(t) + 1}", said[0] if said else None, copies))
+        out.append(Count(f"attempt {number}", said[0] if said else None, copies))
     return out
+
+
+def independent(tried: tuple[Tried, ...]):
+    """(attempt number from 1, answer) of each usable answer of its own settings: a second
+    draw with the same step and no seed of its own is no second witness."""
+    seen = set()
+    for number, t in enumerate(tried, 1):
+        step = t.attempt.step, t.attempt.seed
+        if t.usable and step not in seen:
+            seen.add(step)
+            yield number, t
 
 
 def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
@@ -155,12 +163,12 @@ def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
     copies = said[1] if said else 0
     agree = [c for c in evidence_lines if _agree(c.copies, copies, evidence) and c.copies]
     disagree = [c for c in evidence_lines if c not in agree]
-    named = namers(tried, unit, original, evidence) if unit else ["no word to name"] * 2
-    if len(agree) >= 2 and len(agree) > len(disagree) and len(named) >= 2:
-        shown = unit if unit else "it"
-        return Decision(len(tried) - 1, f"accepted: {shown} x{copies}, confirmed by "
-                                        f"{' and '.join(c.source for c in agree)}, the word by "
-                                        f"{' and '.join(named)}; fits {_voiced(last.attempt.verdict)}")
+    named = namers(tried, unit, original, evidence) if unit else []
+    if len(agree) >= 2 and len(agree) > len(disagree) and (not unit or len(named) >= 2):
+        word = f", the word by {' and '.join(named)}" if unit else ""
+        return Decision(len(tried) - 1, f"accepted: {unit or 'it'} x{copies}, confirmed by "
+                                        f"{' and '.join(c.source for c in agree)}{word}; "
+                                        f"fits {_voiced(last.attempt.verdict)}")
     return None
 
 
@@ -170,15 +178,9 @@ def namers(tried: tuple[Tried, ...], unit: str, original: tuple[str, ...], evide
     (后然 for 然后) name the same word."""
     key = _turned(unit_key(unit))
     out = ["the input's loop"] if any(_turned(unit_key(u)) == key for u in original if u) else []
-    seen = set()
-    for t in tried:
-        step = t.attempt.step, t.attempt.seed
-        if not t.usable or step in seen:
-            continue
-        seen.add(step)
-        said = [c for c, _ in claims(t.text, evidence)]
-        if any(_turned(c) == key for c in said):
-            out.append("the pieces" if t.attempt.step.pieces else f"attempt {tried.index(t) + 1}")
+    for number, t in independent(tried):
+        if any(_turned(c) == key for c, _ in claims(t.text, evidence)):
+            out.append("the pieces" if t.attempt.step.pieces else f"attempt {number}")
     return out
 
 
