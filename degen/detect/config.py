@@ -57,6 +57,14 @@ class DetectConfig:
     # still reaches 7. With machine timing the kana count in full.
     kana_weight: float = 0.5
     min_repeats_long: int = 3
+    # Near copies of a clause on one line (near.py): a window of the unit's length counts
+    # as a copy when this share of its tokens equals the tokens one unit on (a word
+    # swapped in seven, or punctuation and case, which normalising removes, differ) ...
+    near_copy_share: float = 0.8
+    # ... and the unit holds at least this share of distinct tokens: a clause of seven
+    # words has six or seven, a run of three digits spaced out (二 零 二 二 零) matches
+    # its own shift by chance.
+    near_distinct_share: float = 0.6
     # A clause run that fills its segment to an edge counts the copy cut short beside it
     # (a loop starts in the previous chunk and stops at the token cap, mid-unit): it is a
     # loop when its copies, the cut ones in part, come within half a copy of
@@ -65,6 +73,12 @@ class DetectConfig:
     # ... and the cut copy shows at least this many characters of the unit's tail (one
     # character before a run matches by chance).
     cut_min_chars: int = 2
+    # Growing prefixes on one line (prefixes.py): every partial result of a dictation
+    # inserted again (``Do Do yDo you Do you kDo you know``). People restart a sentence
+    # once or twice ("I, I think, I think that"); this many copies, each the one before
+    # and more, the longest of prefix_words words, is the client's echo.
+    prefix_copies: int = 4
+    prefix_words: int = 3
     max_segment_period: int = 5
     # Copies of a segment loop timed alike segment by segment (a decoder replaying itself)
     # must be most of them, at least this share, in one unbroken stretch.

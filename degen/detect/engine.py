@@ -20,6 +20,8 @@ from .dedupe import absorbed, dedupe
 from .echoes import echo_findings
 from .finding import Finding
 from .hallucination import Lexicon, hallucination_findings, lexicon_for
+from .near import near_findings
+from .prefixes import prefix_findings
 from .ratios import highest_and_over, window_ratios
 from .segments import consecutive_repeats, segment_findings
 from .timing import timing_findings
@@ -63,6 +65,8 @@ def analyze(transcript: Transcript, config: DetectConfig = DEFAULT,
     if not independent:  # utterances: their runs were cut at their edges (find_runs), so each is its own
         loops += segment_findings(transcript, keys, table, config)
         loops += echo_findings(transcript, keys, table, config)
+    loops += near_findings(transcript, table, config, loops)
+    loops += prefix_findings(transcript, table, config)
     loops += hallucination_findings(transcript, keys, table, config,
                                     lexicon_for(config) if lexicon is None else lexicon, independent)
     loops = dedupe(loops, config.same_place_overlap)

@@ -2,10 +2,19 @@
 watching", "Untertitelung des ZDF", "字幕由Amara.org社区提供"), matched against a
 per-language lexicon and weighed by what the timing says.
 
-A phrase alone proves little: people do say "thank you". So a match becomes a finding
-only when it is most of its segment, and its severity rises with independent evidence
-from the timing: the segment sits at the file's edge, alone between long gaps, over
-silence (a long segment with little text), or the same phrase comes back.
+A phrase alone proves little: people do say "thank you". So its severity rises with
+independent evidence: where it stands (the first or last words of the transcript, or of
+the speech before or after a long silence), whether it is its segment's whole text, the
+timing (over silence: a long segment with little text; a blip too short to be said;
+alone between long gaps) and repetition (the same phrase coming back). A phrase that is
+most of its segment is weighed whole; one inside a line of other text (``inline``) only
+where it stands at an edge, or is a phrase speech rarely says (a subtitle credit).
+
+Severity (``_severity``): the place counts once, however many edges it touches, so
+that a bare "Thank you." in a file of its own is low, as a manifest's row of it is.
+A known credit with nothing for it but its words is low too; standing as a segment of
+its own it is medium, and high with any other signal. An everyday phrase needs a signal
+besides its place: low with one, medium with two, high with three.
 """
 
 from __future__ import annotations
@@ -24,13 +33,15 @@ from .config import DetectConfig
 from .finding import Finding, Kind, Severity
 from .places import excerpt_of, span_of
 from .heads import Heads, finditer as heads_finditer, keys_candidates, matches_at
-from . import lexicon_blocks
+from . import inline, lexicon_blocks
 from .lexicon_blocks import matches  # noqa: F401  (part of this module's interface)
 from .table import SegmentTable
 from .tokens import SEP, content
 
 LEXICON_FILE = "hallucinations.tsv"
 WEAK_PREFIX = "weak-"  # source ids of phrases people really say
+# Evidence that is the phrase's place: counted once however many of them hold.
+POSITION = frozenset({"file_edge", "only_text", "window_edge"})
 # Characters from which a search runs the regex only where a phrase can start (``heads``):
 # below this, the regex alone is as quick as the tables' set-up.
 LONG_TEXT = 100_000
@@ -212,7 +223,7 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
         evidence = _evidence(first, last, phrase, phrases, totals, table, config, independent)
         if whole:
             evidence.append("only_text")
-        severity = _severity(lexicon.strong(phrase), len(evidence))
+        severity = _severity(lexicon.strong(phrase), evidence, isolated=not independent)
         if severity is None:
             continue
         langs = sorted({lang for lang, _ in lexicon.phrases[phrase]})
@@ -223,7 +234,60 @@ def hallucination_findings(transcript: Transcript, keys: list[str], table: Segme
             excerpt=excerpt_of(transcript, first), score=1.0 + len(evidence),
             evidence=tuple(evidence) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
             extent=(float(first), float(last + 1)), covered=sum(len(matched[i]) for i in range(first, last + 1))))
+    taken = set(candidates)
+    out += [f for i in sorted(found) if i not in taken and matched[i] == keys[i]
+            for f in [_inline(transcript, i, found, totals, table, config, lexicon, independent)] if f]
     return out
+
+
+def _inline(transcript: Transcript, i: int, found, totals, table: SegmentTable, config: DetectConfig,
+            lexicon: Lexicon, independent: bool) -> Finding | None:
+    """The finding for the phrases inside segment ``i``'s line of other text, or None. A
+    credit counts anywhere, and more at an edge of the speech or said again; an everyday
+    phrase only as a sentence of its own at an edge ("... One, two, three. Thank you."),
+    never for coming back ("you" ends many a sentence, and an outro thanks several times)."""
+    text = transcript.columns().texts[i]
+    best = None
+    for place in inline.places(text, lexicon):
+        strong = lexicon.strong(place.phrase)
+        if not strong and not inline.own_sentence(text, place):
+            continue
+        evidence = [] if independent else _edges(i, place, table, config)
+        if not strong and not evidence:
+            continue
+        repeats = sum(p == place.phrase for j in found for p in found[j] if table.speakers[j] == table.speakers[i])
+        if strong and repeats >= config.hallucination_repeats:
+            evidence.append("repeated")
+        severity = _severity(strong, evidence, isolated=False)
+        if severity is not None and (best is None or severity.rank > best[0].rank):
+            best = (severity, place, evidence, strong)
+    if best is None:
+        return None
+    severity, place, evidence, _ = best
+    langs = sorted({lang for lang, _ in lexicon.phrases[place.phrase]})
+    size = max(len(text), 1)
+    return Finding(
+        kind=Kind.HALLUCINATION, severity=severity, span=span_of(transcript, i, i), segments=(i, i),
+        speaker=table.speaker_of(i, i), unit=text[place.first:place.last + 1], count=1,
+        excerpt=excerpt_of(transcript, i), score=1.0 + len(evidence),
+        evidence=tuple(evidence) + ("inline",) + tuple(f"lexicon:{lang}" for lang in langs), stream="lexicon",
+        extent=(i + place.first / size, i + (place.last + 1) / size), covered=len(place.phrase))
+
+
+def _edges(i: int, place, table: SegmentTable, config: DetectConfig) -> list[str]:
+    """Where an inline phrase stands: the first or last words of the transcript, or of
+    the speech before or after a silence of ``isolation_gap`` (a window's edge)."""
+    n = len(table)
+    texts_before = any(table.units[:i] > 0)
+    texts_after = any(table.units[i + 1:] > 0)
+    if place.opens and not texts_before or place.closes and not texts_after:
+        return ["file_edge"]
+    if table.timed and table.measured:
+        gap_before = table.start[i] - table.end[i - 1] if i > 0 else 0.0
+        gap_after = table.start[i + 1] - table.end[i] if i + 1 < n else 0.0
+        if place.opens and gap_before >= config.isolation_gap or place.closes and gap_after >= config.isolation_gap:
+            return ["window_edge"]
+    return []
 
 
 def _found(hits: lexicon_blocks.Found) -> tuple[dict[int, list[str]], dict[int, int]]:
@@ -301,9 +365,17 @@ def _blip(first: int, last: int, seconds: float, table: SegmentTable, config: De
     return found
 
 
-def _severity(strong: bool, signals: int) -> Severity | None:
-    """Strong phrases are findings on their own, and high once timing agrees; a weak
-    phrase ("thank you") needs timing: low with one signal, medium with two."""
+def _severity(strong: bool, evidence, isolated: bool) -> Severity | None:
+    """The severity the evidence earns (see the module's docstring). ``isolated``: the
+    phrase is its segment's whole text in a transcript of several utterances (not a row
+    of a manifest, judged by its own timing only)."""
+    placed = any(e in POSITION for e in evidence)
+    others = sum(1 for e in evidence if e not in POSITION)
+    signals = others + placed
     if strong:
-        return Severity.HIGH if signals else Severity.MEDIUM
+        if isolated:
+            return Severity.HIGH if signals else Severity.MEDIUM
+        return (Severity.LOW, Severity.MEDIUM, Severity.HIGH)[min(signals, 2)]
+    if not others:  # its place alone: a real "Thank you." closes many a recording
+        return Severity.LOW if placed else None
     return (None, Severity.LOW, Severity.MEDIUM, Severity.HIGH)[min(signals, 3)]

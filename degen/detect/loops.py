@@ -26,6 +26,10 @@ WORDS_FEWEST, FEWEST = 2, 3
 # ``看看``) are everywhere.
 METRIC_FEWEST = 3
 EXCERPT_COPIES = 3  # copies back to back an excerpt looks for, not the unit's first innocent occurrence
+# A line of one drawing character and nothing else (``-----``, ``=====``): a log's or a
+# console's ruler, layout rather than text, when the transcript has no time to give it.
+# Not the dot or other punctuation a decoder loops on (``......``).
+RULER = regex.compile(r"^[^\S\n]*([-=_~*#─━═])\1{2,}[^\S\n]*$", regex.M)
 
 
 def loop_findings(stream: Stream, runs: Runs, transcript: Transcript, table: SegmentTable,
@@ -102,6 +106,8 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     threshold = config.threshold_for(graphemes)
     first, first_frac = stream.locate(start, texts[0])
     last, last_frac = stream.locate(stop - 1, texts[1])
+    if not table.timed and _rulers(transcript, first, last, unit_key):
+        return None
     # Where the run ends on the segment axis: after its last token, a token of that text
     # further (a fraction of the run's own length overshot into the next segment, where
     # de-duplication took it for an overlap with a finding there).
@@ -111,6 +117,13 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
     if speaker is not None:  # a per-speaker stream: judge that speaker's text only
         members = stream.owners[texts[0]:texts[1] + 1]
     evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
+    if graphemes <= config.short_unit and "slow" in evidence and count < threshold \
+            and last - first + 1 < config.min_repeats_evidence:
+        # A syllable said a few times in a cue or two held long (拜拜 at the end of a
+        # podcast, a laugh, a sung note) is spoken or sung pace: slowness says the cue
+        # outlasts its text, not that the text is a decoder's. One copy a window over
+        # silence (a loop) spreads over as many segments as it has copies.
+        evidence = tuple(e for e in evidence if e != "slow")
     if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
         threshold *= config.turns_factor  # spread over turns of several speakers: a drill or a read-back
     if count >= threshold or (evidence and count >= config.min_repeats_evidence):
@@ -149,6 +162,14 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         extent=extent,
         covered=count * grapheme_len(content(unit_key) or unit_key),
     )
+
+
+def _rulers(transcript: Transcript, first: int, last: int, unit_key: str) -> bool:
+    """The unit is a drawing character that, in segments first..last, runs only as whole
+    ruler lines (``RULER``): nothing of it is left three times running without them."""
+    if len(unit_key) != 1 or not RULER.match(unit_key * 3):
+        return False
+    return all(unit_key * 3 not in RULER.sub("", text_of(transcript, i)) for i in range(first, last + 1))
 
 
 def _long(unit_key: str, config: DetectConfig, full: bool = False) -> bool:

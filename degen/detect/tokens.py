@@ -92,6 +92,7 @@ def normalize(text: str) -> str:
 
 
 _DROP = regex.compile(r"[\p{P}\p{S}\p{Z}\p{C}]+")
+DROP = _DROP  # what ``content`` leaves out, for a reader that maps content back to the text
 
 
 def content(text: str) -> str:

@@ -3,13 +3,18 @@ with sniffing by content (the file extension only breaks ties; see ``sniff``).
 
 =================  ==============================================================
 moss               MOSS-Transcribe-Diarize markup ``[start][S01]text[end]``
-sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists (jsonfmt)
+sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists, lists of strings (jsonfmt)
+aws_transcribe     Amazon Transcribe job JSON, a segment a sentence of its items (cloud)
+azure_speech       Microsoft (Azure) speech results, SDK or batch transcription (cloud)
 srt, vtt           subtitles
 whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
 lrc                LRC lyrics
+stm, ctm           NIST/Kaldi scoring files: a segment a line, a word a line
+streaming_log      a log whose level lines interleave the results (whisper_streaming)
 tsv, csv           whisper's TSV, CSV with start/end/text columns
 jsonl, manifest    JSON Lines: a segment a line, or a NeMo-style utterance a line
 speaker_text       ``SPEAKER_00: text``, ``[Alice] text``, ``Speaker 1`` blocks, ``Name : 1:02.5 - 1:09.0 : text``
+autocut_md         autocut's Markdown cut list ``- [ ] [823,28:11] text`` (cutlist)
 meeting_notes      markdown notes with ``## 00:05:12`` time headers, or a bare time line above each block
 text               plain text, a segment a line (a ``0:`` result counter kept aside)
 =================  ==============================================================
@@ -29,7 +34,7 @@ from typing import Callable
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, jsonfmt, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
+from . import console, cutlist, jsonfmt, kaldi, streamlog, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
 
 
 @dataclass(frozen=True)
@@ -62,22 +67,34 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
     Format("segments_json", _json_as("segments_json"), jsonfmt.dumps,
            "OpenAI/Whisper verbose_json, WhisperX, any object with a 'segments' list"),
     Format("segments_list", _json_as("segments_list"), jsonfmt.dumps, "a bare list of segments (MOSS segments.json)"),
+    Format("text_list", _json_as("text_list"), jsonfmt.dumps,
+           "a list of strings, one utterance each (a JSON array or a printed Python list)"),
     Format("text_json", _json_as("text_json"), jsonfmt.dumps, "OpenAI response_format=json with plain text"),
     Format("hf_chunks", _json_as("hf_chunks"), jsonfmt.dumps,
            "Hugging Face ASR pipeline output: 'chunks' with 'timestamp' pairs (JSON or a printed dict)"),
     Format("turns_json", _json_as("turns_json"), jsonfmt.dumps,
            "an object with one list of turns under any key ({'speaker', 'content'} ...)"),
+    Format("aws_transcribe", _json_as("aws_transcribe"), jsonfmt.dumps,
+           "Amazon Transcribe job JSON: results.items words, a segment a sentence"),
+    Format("azure_speech", _json_as("azure_speech"), jsonfmt.dumps,
+           "Microsoft (Azure) speech results: DisplayText with Offset/Duration in 100 ns ticks, or batch recognizedPhrases"),
     Format("srt", subtitles.loads_srt, subtitles.dumps_srt, "SubRip subtitles"),
     Format("vtt", subtitles.loads_vtt, subtitles.dumps_vtt, "WebVTT subtitles"),
     Format("whisper_console", console.loads, console.dumps,
            "whisper.cpp / openai-whisper console output [00:00.000 --> 00:02.000] text, logs skipped"),
     Format("lrc", lrc.loads, lrc.dumps, "LRC lyrics [mm:ss.xx]text"),
+    Format("stm", kaldi.loads_stm, kaldi.dumps_stm, "NIST/Kaldi STM: file channel speaker start end [<labels>] text"),
+    Format("ctm", kaldi.loads_ctm, kaldi.dumps_ctm, "Kaldi CTM: utterance channel start duration word, a word a line"),
+    Format("streaming_log", streamlog.loads, streamlog.dumps,
+           "a log whose DEBUG/INFO lines interleave 'start_ms end_ms text' results (whisper_streaming)"),
     Format("tsv", tables.loads_tsv, tables.dumps, "whisper's TSV: start<TAB>end<TAB>text in milliseconds"),
     Format("csv", tables.loads_csv, tables.dumps, "CSV with start, end and text columns (speaker optional)"),
     Format("jsonl", jsonl.loads_segments, jsonl.dumps, "JSON Lines, one segment {start, end, text} a line"),
     Format("manifest", jsonl.loads_manifest, jsonl.dumps,
            "JSON Lines, one utterance a line (NeMo manifest: audio_filepath, duration, text/pred_text)"),
     Format("speaker_text", speakers.loads, speakers.dumps, "speaker-labelled text: SPEAKER_00: / [Alice] / blocks"),
+    Format("autocut_md", cutlist.loads, cutlist.dumps,
+           "autocut's Markdown cut list: - [ ] [index,mm:ss] text, a subtitle a line"),
     Format("meeting_notes", notes.loads, notes.dumps, "markdown notes with '## 00:05:12' time headers, or a time line above each block"),
     Format("text", plain.loads, plain.dumps, "plain text, one segment per line, no timing ('0:text' result counters kept aside)"),
 )}
@@ -87,7 +104,8 @@ ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt
            "console": "whisper_console", "log": "whisper_console", "lyrics": "lrc", "jsonlines": "jsonl",
            "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
            "md": "meeting_notes", "notes": "meeting_notes",
-           "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks"}
+           "kaldi": "ctm", "nist": "stm", "strings": "text_list", "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks",
+           "autocut": "autocut_md", "cutlist": "autocut_md", "aws": "aws_transcribe", "transcribe": "aws_transcribe", "azure": "azure_speech", "microsoft": "azure_speech"}
 
 decode = _sniff.decode
 

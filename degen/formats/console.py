@@ -3,6 +3,7 @@
     [00:00:00.000 --> 00:00:11.000]   And so my fellow Americans ...     (whisper.cpp)
     [00:01.000 --> 00:03.000]  text                                     (openai-whisper --verbose)
     [0.00s -> 2.00s] text                                               (faster-whisper's example)
+    [289.36s - 292.36s] text                                            (seconds with a unit, a dash)
     [00:03:06,732 → 00:03:10,671] text                                  (WhisperX, others)
     80.40->84.40    text                                                (bare stamps, text on the line)
 
@@ -27,7 +28,10 @@ _ARROW = r"(-->|->|→)"
 _CUE = re.compile(rf"^(\s*\[\s*({_TIME})\s*{_ARROW}\s*({_TIME})\s*\])(\s*)(.*)$")
 _BARE_TIME = rf"(?:{_STAMP}|\d+\.\d+s?)"  # no bare integers: "2 -> 3 players" is prose
 _BARE = re.compile(rf"^(\s*({_BARE_TIME})\s*{_ARROW}\s*({_BARE_TIME})\s*(?=[:：\s]))([:：]?\s*)(\S.*)$")
-_LOOSE = re.compile(r"^\s*\[\s*\d[\d:.,]*s?\s*(?:-+>|→)")  # a bracketed cue stamp, maybe broken
+# In brackets, seconds with their unit may be joined by a bare dash; without the unit,
+# ``[208.27 - 219.67] Speaker 0:`` is a speaker-labelled range (speakers.py).
+_DASHED = re.compile(r"^(\s*\[\s*(\d+(?:\.\d+)?s)\s*(-)\s*(\d+(?:\.\d+)?s)\s*\])(\s*)(.*)$")
+_LOOSE = re.compile(r"^\s*\[\s*\d[\d:.,]*(?:s?\s*(?:-+>|→)|s\s*-\s*\d)")  # a bracketed cue stamp, maybe broken
 _CLOCK = re.compile(CLOCK)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # whisper.cpp --print-colors: token confidence as colour
 
@@ -42,7 +46,7 @@ def looks_like(text: str) -> bool:
 
 
 def _match(line: str):
-    return _CUE.match(line) or _BARE.match(line)
+    return _CUE.match(line) or _DASHED.match(line) or _BARE.match(line)
 
 
 def _seconds(stamp: str, where: str) -> float:

@@ -6,6 +6,7 @@ Shapes, each a registry name:
     segments_json   {"segments": [{"start", "end", "text", "speaker"?, ...}]}  OpenAI/Whisper
                     verbose_json, WhisperX, any object with a segment list
     segments_list   [{"start", "end", "speaker", "text"}, ...]  MOSS segments.json and kin
+    text_list       ["text", ...]: a batch's texts, one untimed segment each (``textlist``)
     text_json       {"text": "plain text"}                           (OpenAI json), or whisper.cpp
                     console lines in "text" (whisper.cpp's server, LlamaEdge): timed segments
     hf_chunks, turns_json   see ``jsonturns``
@@ -29,7 +30,7 @@ import orjson
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
-from . import moss
+from . import cloud, moss, textlist
 from .timecode import check_seconds
 
 # (start key, end key, seconds per unit), tried in order.
@@ -64,8 +65,11 @@ def _unwritable(exc: orjson.JSONEncodeError, where: str | None = None) -> Format
 
 
 def shape_of(doc: Any) -> str:
+    service = cloud.shape(doc)
+    if service:
+        return service
     if isinstance(doc, list):
-        return "segments_list"
+        return textlist.SHAPE if textlist.is_text_list(doc) else "segments_list"
     if not isinstance(doc, dict):
         raise FormatError(f"unknown JSON shape: a top-level {type(doc).__name__}",
                           hint="expected an object with 'text' or 'segments', or a list of segments")
@@ -297,7 +301,8 @@ def _read_other(doc: dict) -> Transcript:
 
 _READERS = {"segments_list": _read_segments_list, "segments_json": _read_segments_json,
             "sglang_verbose": _read_sglang_verbose, "sglang_json": _read_sglang_json,
-            "text_json": _read_text_json, "hf_chunks": _read_other, "turns_json": _read_other}
+            "text_json": _read_text_json, "hf_chunks": _read_other, "turns_json": _read_other,
+            textlist.SHAPE: textlist.read, cloud.AWS: cloud.read_aws, cloud.AZURE: cloud.read_azure}
 
 
 def layout(items: list) -> dict:
@@ -380,6 +385,10 @@ def dumps(transcript: Transcript) -> str:
     if fmt in ("hf_chunks", "turns_json"):
         from . import jsonturns
         return _dump_doc(jsonturns.dump_doc(transcript, dump_item), meta)
+    if fmt == textlist.SHAPE:
+        return _dump_doc(textlist.dump_doc(transcript), meta)
+    if fmt in (cloud.AWS, cloud.AZURE):
+        return _dump_doc(cloud.dump_aws(transcript) if fmt == cloud.AWS else cloud.dump_azure(transcript), meta)
     if fmt == "segments_list":
         shape = meta.get("layout") or layout([])
         return _dump_doc([dump_item(s, i, shape, False) for i, s in enumerate(segs)], meta)

@@ -79,6 +79,7 @@ def read_turns(doc: dict, segment) -> Transcript:
     whisper_cpp = all(isinstance(it, dict) and _offsets(it) for it in items)
     timed = whisper_cpp or all(isinstance(it, dict) and any(s in it and e in it for s, e, _ in TIME_KEYS)
                                for it in items)
+    millis = _millis(items) if timed and not whisper_cpp else None
     segments = []
     for i, item in enumerate(items):
         where = f"{key} {i}"
@@ -91,14 +92,42 @@ def read_turns(doc: dict, segment) -> Transcript:
             segments.append(Segment(Span(start, end), None, item[text_key], True, {"json": item, "text_key": text_key}))
             continue
         if timed:
-            seg = segment(item, where)
+            seg = segment(item, where, millis)
             segments.append(seg.with_(text=item[text_key], extra={**seg.extra, "text_key": text_key}))
             continue
         speaker_key = next((k for k in SPEAKER_KEYS if k in item), None)
         speaker = None if speaker_key is None or item[speaker_key] is None else str(item[speaker_key])
         segments.append(Segment(None, speaker, item[text_key], True, {"json": item, "text_key": text_key}))
     meta = {"doc": doc, "list_key": key, "timed": timed, "offsets": whisper_cpp}
+    if millis:
+        meta["millis"] = True
     return Transcript(tuple(segments), "turns_json", meta)
+
+
+# Seconds within which a turn's clock stamp agrees with its start: stamps are written to
+# the second (``24:28`` for 1468.58 s).
+STAMP_SLACK = 1.0
+
+
+def _millis(items: list) -> tuple[str, str, float] | None:
+    """("start", "end", 0.001) when the turns' ``start``/``end`` are milliseconds: every
+    turn's clock stamp (``"timestamp": "24:28"``) agrees with its start read as
+    milliseconds, and some stamp disagrees with it read as seconds. A podcast's turns
+    read as seconds were 18,000 s long, and every one too slow for its words."""
+    from .timecode import parse_clock
+    agree_ms = disagree_s = 0
+    for item in items:
+        stamp, start = item.get("timestamp"), item.get("start")
+        if not isinstance(stamp, str) or isinstance(start, bool) or not isinstance(start, (int, float)) \
+                or "end" not in item:
+            return None
+        try:
+            clock = parse_clock(stamp, "timestamp")
+        except FormatError:
+            return None
+        agree_ms += abs(start / 1000 - clock) <= STAMP_SLACK
+        disagree_s += abs(start - clock) > STAMP_SLACK
+    return ("start", "end", 0.001) if agree_ms == len(items) and disagree_s else None
 
 
 def dump_doc(transcript: Transcript, dump_item) -> dict:
@@ -124,6 +153,8 @@ def dump_doc(transcript: Transcript, dump_item) -> dict:
     key = meta.get("list_key", "turns")
     old = doc.get(key) or []
     shape = layout(old)
+    if meta.get("millis"):  # milliseconds under start/end: a repaired turn is written in them too
+        shape = {**shape, "time_keys": ("start", "end", 0.001)}
     turns = []
     for i, seg in enumerate(segs):
         if seg.span is not None and meta.get("offsets"):

@@ -13,7 +13,7 @@ import re
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, jsonfmt, jsonl, lrc, moss, notes, speakers, subtitles, tables
+from . import console, cutlist, jsonfmt, jsonl, kaldi, lrc, streamlog, moss, notes, speakers, subtitles, tables
 from .lines import as_lf
 
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
@@ -109,12 +109,20 @@ def _sniff_text(head: str, extension: str) -> str:
         return "whisper_console"
     if lrc.looks_like(head):
         return "lrc"
+    if kaldi.looks_like_stm(head):
+        return "stm"
+    if kaldi.looks_like_ctm(head):
+        return "ctm"
+    if streamlog.looks_like(head):
+        return "streaming_log"
     delimiter = tables.delimiter_of(head)
     if delimiter:
         header = tables._cells(head.lstrip().partition("\n")[0].rstrip("\r"), delimiter)
         if tables.columns_of(header) is None:
             raise FormatError(tables.refusal(header).detail, where="line 1", hint=supported())
         return "tsv" if delimiter == "\t" else "csv"
+    if cutlist.looks_like(head):
+        return "autocut_md"
     if notes.looks_like(head):
         return "meeting_notes"
     if speakers.looks_like(head):

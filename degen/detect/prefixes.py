@@ -1,0 +1,145 @@
+"""Growing prefixes on one line: a sentence written again each time it grew, as a
+dictation or streaming client does when it inserts every partial result instead of
+replacing the last one (``Do Do yDo you Do you kDo you know``).
+
+No two copies are equal, so neither the tandem repeats of ``periodic`` nor the near
+copies of ``near`` see it: each copy is the one before it and a little more. On the
+line's text without spaces or punctuation (``tokens.content``), a chain starts at a word
+and goes on while the text right after the copy so far begins with it again and is longer
+(a partial result grows; one that only begins the copy again, ``no no no``, is a tandem
+repeat, which ``periodic`` finds).
+``prefix_copies`` copies running, the longest of ``prefix_words`` words or more, is the
+client's echo: people restart a sentence ("I, I think, I think that") once or twice, not
+four times with a word more each time.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from ..model import Transcript
+from .config import DetectConfig
+from .finding import Finding, Kind, Severity
+from .inline import content_map
+from .places import clip, span_of
+from .script import cjk_count
+from .table import SegmentTable
+
+_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*")
+# Characters a copy may have at most: a partial result is a sentence, and longer
+# prefixes would make the search grow with the square of the line.
+LONGEST_COPY = 400
+# Lines past this many characters are not searched (a partial-result echo is a short
+# dictation; a megabyte-long line is a loop the exact search finds).
+LONGEST_LINE = 20_000
+
+
+def prefix_findings(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
+    out = []
+    for i, text in enumerate(transcript.columns().texts):
+        if not _may_hold(text, config):
+            continue
+        found = _chain_in(text, config)
+        if found is not None:
+            out.append(_finding(transcript, table, i, text, *found, config))
+    return out
+
+
+def _may_hold(text: str, config: DetectConfig) -> bool:
+    """A quick necessary test: enough words for the chain (its copies, the longest of
+    ``prefix_words``), in a script written with spaces, and a chain of growing copies in
+    the line's lower-cased words run together, searched from the words that come
+    ``prefix_copies`` times (every copy starts with the chain's first word)."""
+    if len(text) > LONGEST_LINE or cjk_count(text) * 2 > len(text):
+        return False
+    words = _WORD.findall(text.lower())
+    if len(words) < config.prefix_copies + config.prefix_words - 1:
+        return False
+    squashed = "".join(words)
+    for w in set(words):
+        if squashed.count(w) < config.prefix_copies:
+            continue  # every copy starts with the chain's first word
+        at = squashed.find(w)
+        while at >= 0:
+            if _chain(squashed, at)[0] >= config.prefix_copies:
+                return True
+            at = squashed.find(w, at + 1)
+    return False
+
+
+def _chain_in(text: str, config: DetectConfig):
+    """(first character, stop character, copies, the longest copy) of the longest chain
+    of growing copies on the line, in the text's own offsets, or None."""
+    key, index = content_map(text)
+    if not key:
+        return None
+    at_key = {}  # character of the text -> its place in the key
+    for k, at in enumerate(index):
+        at_key.setdefault(at, k)
+    best = None
+    for m in _WORD.finditer(text):
+        start = at_key.get(m.start())
+        word = key[start:start + len(content_map(m.group())[0] or "")] if start is not None else ""
+        if not word or key.count(word, start) < config.prefix_copies:
+            continue  # every copy starts with the chain's first word
+        copies, stop, last = _chain(key, start)
+        if copies >= config.prefix_copies and (best is None or stop - start > best[1] - best[0]):
+            best = (start, stop, copies, last)
+    if best is None:
+        return None
+    start, stop, copies, last = best
+    unit = text[index[last]:index[stop - 1] + 1]  # the longest copy: the sentence as it stood last
+    if len({w.lower() for w in _WORD.findall(unit)}) < config.prefix_words:
+        return None
+    return index[start], index[stop - 1] + 1, copies, unit
+
+
+def _chain(key: str, start: int) -> tuple[int, int, int]:
+    """The chain of growing copies from ``start`` in ``key``: (copies, where the last
+    one ends, where the last and longest one starts). Each next copy begins with the one
+    before and is longer; of the lengths that let the chain go on, the shortest is taken
+    (the partial results as they came); the last copy is as long as the one before it,
+    or the rest of the sentence that begins with it."""
+    length = _square(key, start, 1)
+    if length is None:
+        return 1, start, start
+    copies, at = 1, start
+    while True:
+        nxt = at + length  # the next copy starts with this one
+        copies += 1
+        grown = length
+        while (grown := _square(key, nxt, grown + 1)) is not None and not _grows(key, at, length, nxt + length,
+                                                                                 grown - length):
+            pass
+        if grown is None:
+            return copies, nxt + length, nxt
+        at, length = nxt, grown
+
+
+def _square(key: str, at: int, shortest: int) -> int | None:
+    """The shortest ``n >= shortest`` for which the ``n`` characters from ``at`` come
+    again right after them, or None; the candidates are where ``key[at]`` comes again
+    (found in C), not every length."""
+    first = key[at:at + 1]
+    p = key.find(first, at + shortest)
+    while p >= 0 and (n := p - at) <= LONGEST_COPY and p + n <= len(key):
+        if key.startswith(key[at:p], p):
+            return n
+        p = key.find(first, p + 1)
+    return None
+
+
+def _grows(key: str, at: int, length: int, extra: int, size: int) -> bool:
+    """The ``size`` characters from ``extra`` are new words, not the copy at ``at``
+    begun again: ``no no no`` is one word said three times (the tandem repeats' case),
+    not ``no`` growing into ``no no``."""
+    return not key.startswith(key[at:at + min(length, size)], extra)
+
+
+def _finding(transcript, table, i, text, first, stop, copies, unit, config) -> Finding:
+    size = max(len(text), 1)
+    return Finding(
+        kind=Kind.PHRASE_LOOP, severity=Severity.MEDIUM, span=span_of(transcript, i, i), segments=(i, i),
+        speaker=table.speaker_of(i, i), unit=unit, period=len(unit.split()), count=copies,
+        excerpt=clip(text[first:]), score=copies / config.prefix_copies, evidence=("growing_prefixes",),
+        stream="words", extent=(i + first / size, i + stop / size), covered=stop - first)
