@@ -118,11 +118,14 @@ def _judge(stream: Stream, start: int, period: int, count: int, transcript: Tran
         members = stream.owners[texts[0]:texts[1] + 1]
     evidence = table.evidence(first, last, config, members, uniform_min=config.min_repeats_long)
     if graphemes <= config.short_unit and "slow" in evidence and count < threshold \
-            and last - first + 1 < config.min_repeats_evidence:
+            and last - first + 1 < config.min_repeats_evidence \
+            and not transcript.meta.get("independent"):
         # A syllable said a few times in a cue or two held long (拜拜 at the end of a
         # podcast, a laugh, a sung note) is spoken or sung pace: slowness says the cue
         # outlasts its text, not that the text is a decoder's. One copy a window over
-        # silence (a loop) spreads over as many segments as it has copies.
+        # silence (a loop) spreads over as many segments as it has copies. Not for an
+        # utterance (a manifest row): its duration is its own clip's, cut around its
+        # speech, so a clip far longer than its text is text laid over silence.
         evidence = tuple(e for e in evidence if e != "slow")
     if speaker is None and len({table.speakers[i] for i in range(first, last + 1)} - {None}) > 1:
         threshold *= config.turns_factor  # spread over turns of several speakers: a drill or a read-back
