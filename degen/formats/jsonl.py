@@ -1,7 +1,7 @@
 """JSON Lines: one JSON object a line, in two shapes.
 
     jsonl     one segment a line: {"start": 0.0, "end": 2.5, "text": "...", "speaker"?: ...}
-              (any time keys that ``jsonfmt`` knows: start_ms/end_ms, begin/end ...)
+              (any time keys that ``jsonitems`` knows: start_ms/end_ms, begin/end ...)
     manifest  one utterance a line, as in NeMo manifests: {"audio_filepath": ..., "duration":
               3.2, "text" or "pred_text": ...}. Each line is its own recording, so the
               transcript says ``meta["independent"] = True``: detection judges each alone.
@@ -22,7 +22,7 @@ import orjson
 
 from ..errors import FormatError
 from ..model import Columns, Segment, Span, Transcript
-from . import jsonfmt
+from . import jsonfmt, jsonitems
 from .lines import split_lines
 from .timecode import MAX_SECONDS, check_seconds
 
@@ -77,7 +77,7 @@ def looks_like(text: str, rows: int = 2) -> bool:
 
 
 def shape_of(item: dict) -> str:
-    if any(s in item and e in item for s, e, _ in jsonfmt.TIME_KEYS):
+    if any(s in item and e in item for s, e, _ in jsonitems.TIME_KEYS):
         return "jsonl"
     if any(k in item for k in MANIFEST_TEXT_KEYS):
         return "manifest"
@@ -134,13 +134,13 @@ def _manifest_segment(item: dict, number: int) -> Segment:
     duration, offset = item.get("duration"), item.get("offset", 0.0)
     span = None
     if duration is not None:
-        start = check_seconds(jsonfmt.number(offset, where, "offset"), where, "offset")
-        span = Span(start, start + check_seconds(jsonfmt.number(duration, where, "duration"), where, "duration"))
+        start = check_seconds(jsonitems.number(offset, where, "offset"), where, "offset")
+        span = Span(start, start + check_seconds(jsonitems.number(duration, where, "duration"), where, "duration"))
     return Segment(span, _speaker(item), body, True, {"json": item, "text_key": key})
 
 
 def _speaker(item: dict) -> str | None:
-    key = next((k for k in jsonfmt.SPEAKER_KEYS if k in item), None)
+    key = next((k for k in jsonitems.SPEAKER_KEYS if k in item), None)
     return None if key is None or item[key] is None else str(item[key])
 
 
@@ -162,7 +162,7 @@ def _load(text: str, shape: str) -> Transcript:
         if any(s.span is None for s in segments):  # all timed or none: columns cannot mix
             segments = [s.with_(span=None) for s in segments]
     else:
-        meta["layout"] = jsonfmt.layout([s.extra["json"] for s in segments[:1]])
+        meta["layout"] = jsonitems.layout([s.extra["json"] for s in segments[:1]])
     return Transcript(tuple(segments), shape, meta)
 
 
@@ -219,7 +219,7 @@ def manifest_rows(lines: list[str] | list[bytes]):
     if set(map(type, items)) != {dict}:
         return None
     keys = set().union(*items)
-    if any(s in keys and e in keys for s, e, _ in jsonfmt.TIME_KEYS):
+    if any(s in keys and e in keys for s, e, _ in jsonitems.TIME_KEYS):
         return None  # some line may be a segment line: shape_of judges it
     texts = _firsts(items, MANIFEST_TEXT_KEYS, keys)
     if texts is None or set(map(type, texts)) != {str}:
@@ -243,7 +243,7 @@ def _firsts(items: list[dict], names: tuple[str, ...], keys: set) -> list | None
 
 def _speakers(items: list[dict], keys: set) -> list[str | None]:
     """``_speaker`` of each object."""
-    found = _firsts(items, jsonfmt.SPEAKER_KEYS, keys)
+    found = _firsts(items, jsonitems.SPEAKER_KEYS, keys)
     if found is None:
         return [None] * len(items)
     return [v if type(v) is str else None if v is None or v is _MISSING else str(v) for v in found]
@@ -297,7 +297,7 @@ def segment_of(item: dict, number: int, shape: str) -> Segment:
         raise FormatError(f"this line is a {found} line, not a {shape} line", where=f"line {number}",
                           hint=f"every line must have the same shape; or use --format {found}")
     if shape == "jsonl":
-        return jsonfmt.segment(item, f"line {number}")
+        return jsonitems.segment(item, f"line {number}")
     return _manifest_segment(item, number)
 
 
@@ -340,7 +340,7 @@ def loads_manifest(text: str) -> Transcript:
 
 def _manifest_item(seg: Segment) -> dict:
     item = dict(seg.extra.get("json") or {})
-    for start_key, end_key, _ in jsonfmt.TIME_KEYS:  # a segment's times (from another format): offset, duration
+    for start_key, end_key, _ in jsonitems.TIME_KEYS:  # a segment's times (from another format): offset, duration
         if start_key in item and end_key in item:
             item.pop(start_key), item.pop(end_key)
     item[seg.extra.get("text_key", "pred_text" if "pred_text" in item else "text")] = seg.text
@@ -351,7 +351,7 @@ def _manifest_item(seg: Segment) -> dict:
             item["offset"] = round(seg.span.start, 3)
         item["duration"] = round(seg.span.duration, 3)
     if seg.speaker is not None:
-        item[next((k for k in jsonfmt.SPEAKER_KEYS if k in item), "speaker")] = seg.speaker
+        item[next((k for k in jsonitems.SPEAKER_KEYS if k in item), "speaker")] = seg.speaker
     return item
 
 
@@ -361,8 +361,8 @@ def dumps(transcript: Transcript) -> str:
     if transcript.format == "manifest":
         items = (_manifest_item(s) for s in transcript.segments)
     else:
-        layout = transcript.meta.get("layout") or jsonfmt.layout([])
-        items = (jsonfmt.dump_item(s, i, layout, False) for i, s in enumerate(transcript.segments))
+        layout = transcript.meta.get("layout") or jsonitems.layout([])
+        items = (jsonitems.dump_item(s, i, layout, False) for i, s in enumerate(transcript.segments))
     newline = style.get("newline", "\n")
     return "".join(json.dumps(item, ensure_ascii=style.get("ascii", False), separators=separators) + newline
                    for item in items)

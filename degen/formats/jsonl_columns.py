@@ -26,7 +26,7 @@ import orjson
 
 from ..errors import FormatError
 from ..model import Columns, Segment, Transcript
-from . import jsonfmt, jsonl
+from . import jsonfmt, jsonitems, jsonl
 
 BLOCK = jsonfmt.PackedItems.BLOCK  # lines a compressed block
 
@@ -144,7 +144,7 @@ class _Lines:
             if self.untimed:  # all timed or none, as the whole reader makes them
                 starts, ends = np.full(n, math.nan), np.full(n, math.nan)
         else:
-            meta["layout"] = jsonfmt.layout([self.first])
+            meta["layout"] = jsonitems.layout([self.first])
         columns = Columns(self.texts, self.speakers, starts, ends, np.ones(n, dtype=bool))
         return Transcript(format=self.shape, meta=meta, columns=columns,
                           build=_builder(items, self.texts, self.shape, self.untimed and self.shape == "manifest"))

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..model import Segment, Span, Transcript
+from .jsonitems import SPEAKER_KEYS, TIME_KEYS, dump_item, layout, number, segment
 from .timecode import check_seconds, format_clock
 
 TURN_TEXT_KEYS = ("text", "content", "transcript", "sentence", "utterance", "transcription")
@@ -46,7 +47,7 @@ def _joined(doc: dict, texts: list[str]) -> str:
     return "concat" if top == "".join(texts) else "space" if top == " ".join(t.strip() for t in texts) else "keep"
 
 
-def read_hf_chunks(doc: dict, number) -> Transcript:
+def read_hf_chunks(doc: dict) -> Transcript:
     items = doc["chunks"]
     spans = []
     for i, item in enumerate(items):
@@ -72,10 +73,9 @@ def _offsets(item: dict) -> bool:
     return isinstance(offsets, dict) and "from" in offsets and "to" in offsets
 
 
-def read_turns(doc: dict, segment) -> Transcript:
+def read_turns(doc: dict) -> Transcript:
     key = list_key(doc)
     items = doc[key]
-    from .jsonfmt import SPEAKER_KEYS, TIME_KEYS, number
     whisper_cpp = all(isinstance(it, dict) and _offsets(it) for it in items)
     timed = whisper_cpp or all(isinstance(it, dict) and any(s in it and e in it for s, e, _ in TIME_KEYS)
                                for it in items)
@@ -130,7 +130,7 @@ def _millis(items: list) -> tuple[str, str, float] | None:
     return ("start", "end", 0.001) if agree_ms == len(items) and disagree_s else None
 
 
-def dump_doc(transcript: Transcript, dump_item) -> dict:
+def dump_doc(transcript: Transcript) -> dict:
     """The document to write for ``hf_chunks`` or ``turns_json``."""
     meta, segs = transcript.meta, transcript.segments
     doc = dict(meta.get("doc") or {})
@@ -149,7 +149,6 @@ def dump_doc(transcript: Transcript, dump_item) -> dict:
         if mode != "keep":
             doc["text"] = "".join(s.text for s in segs) if mode == "concat" else " ".join(s.text.strip() for s in segs)
         return doc
-    from .jsonfmt import SPEAKER_KEYS, layout
     key = meta.get("list_key", "turns")
     old = doc.get(key) or []
     shape = layout(old)
