@@ -153,7 +153,7 @@ def _scan(transcript: Transcript, config, audio_duration, label: str, gpu_mem, a
     independent = bool(transcript.meta.get("independent"))
     places = None
     if independent and transcript.format == "manifest":  # rows of a file: name each finding's line
-        from .archive.places import utterance_places
+        from .report import utterance_places
         places = utterance_places(transcript, analysis.findings)
     report = build_report(label, transcript.format, analysis, total, config.fail_on,
                           skipped_lines=skipped if isinstance(skipped, int) else None, utterance_seconds=lengths,

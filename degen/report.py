@@ -10,7 +10,8 @@ import orjson
 
 from .detect import Analysis, Finding
 from .detect.finding import Severity
-from .model import Span
+from .formats.jsonl import line_number
+from .model import Span, Transcript
 
 
 class Repetition(int):
@@ -115,7 +116,7 @@ class Report:
     advice: tuple[str, ...] = field(default=())
     skipped_lines: int | None = None  # lines a reader skipped as not transcript (log output ...)
     # Of a manifest: for each finding, the line and audio_filepath of its utterance
-    # (``archive.places``); None for a transcript of one recording.
+    # (``utterance_places``); None for a transcript of one recording.
     places: tuple[dict, ...] | None = None
     independent: bool = False  # an utterance-per-line file: each segment its own recording
 
@@ -182,3 +183,17 @@ def utf8_safe(text: str) -> str:
     """A file name that is not UTF-8 (held as lone surrogates, which orjson refuses) with
     its odd bytes written \\xNN."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def utterance_places(transcript: Transcript, findings) -> tuple[dict, ...]:
+    """Where each finding of a manifest is: ``{"line": N, "audio_filepath": PATH or None}``
+    of the utterance it starts in (an utterance-per-line finding never spans two), so that
+    a user can find the flagged row (a clip-relative time names no row: every utterance
+    starts at 0 s)."""
+    return tuple(_place(transcript, f.segments[0]) for f in findings)
+
+
+def _place(transcript: Transcript, index: int) -> dict:
+    item = transcript[index].extra.get("json")
+    audio = item.get("audio_filepath") if isinstance(item, dict) else None
+    return {"line": line_number(transcript, index), "audio_filepath": audio if isinstance(audio, str) else None}
