@@ -1,10 +1,19 @@
 """The numbers that shape a repair's spans and its pace, in one place: ``degen.fix``,
 ``repair.fix.repair``, ``make_plan`` and the command line take their defaults and help from
-here. Kept free of heavy imports: ``degen fix --help`` reads it without loading numpy."""
+here, and the default decoding schedule and the server kinds are written here as text. Kept
+free of heavy imports: ``degen fix --help`` reads it without loading numpy."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+
+
+# The default escalation, as ``--temperatures`` writes it (why these steps: the comment
+# above ``repair.policy.ESCALATION``, which is parsed from this).
+SCHEDULE = "0.1+pieces,0.1/p1.1,0.7,0.4/p1.1,0.1,0.7+c4"
+# The server profiles' names (``repair.servers.PROFILES``, which must hold exactly these).
+SERVER_KINDS = ("sglang-omni-moss", "sglang-omni-whisper", "vllm", "faster-whisper-server", "speaches", "whisper.cpp",
+                "openai", "unknown")
 
 
 def _option(default, help: str):

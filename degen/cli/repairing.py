@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import OutputError
-from ..options import DEFAULT as OPTIONS, RepairOptions
+from ..options import DEFAULT as OPTIONS, SCHEDULE, SERVER_KINDS, RepairOptions
 from ..present.terminal import plural, safe
 from .common import EXIT_CLEAN, EXIT_FOUND, Finite, config_from, format_option, threshold_options, verbosity
 from .help import Command
@@ -22,13 +22,6 @@ def _default_out(path: Path) -> Path:
 # A request timeout beyond a day is a way of saying "none", and from about 1e10 s the
 # socket layer's deadline overflows (an internal error): a day is the bound.
 MAX_TIMEOUT = 86_400.0
-
-# policy.ESCALATION as text (kept literal: importing the policy here would load numpy for
-# every command's --help; tests/repair/test_pieces.py holds the two equal).
-DEFAULT_SCHEDULE = "0.1+pieces,0.1/p1.1,0.7,0.4/p1.1,0.1,0.7+c4"
-# repair.servers.KINDS as text, for the same reason (tests/repair/test_servers.py holds them equal).
-SERVER_KINDS = ("sglang-omni-moss", "sglang-omni-whisper", "vllm", "faster-whisper-server", "speaches", "whisper.cpp",
-                "openai", "unknown")
 
 
 FIX_EXAMPLES = (
@@ -64,7 +57,7 @@ FIX_EXAMPLES = (
               metavar="KIND", help="What the server is, when it cannot be told from what it says about itself: "
                                    + ", ".join(SERVER_KINDS) + " (docs/servers.md).")
 @click.option("--api-key", envvar="DEGEN_API_KEY", metavar="KEY", help="Bearer token [DEGEN_API_KEY]; never printed.")
-@click.option("--temperatures", "schedule", default=DEFAULT_SCHEDULE, show_default=True, metavar="STEPS",
+@click.option("--temperatures", "schedule", default=SCHEDULE, show_default=True, metavar="STEPS",
               help="Decoding steps, in order: TEMPERATURE[/pPENALTY][+cSECONDS of context][+pieces].")
 @click.option("--repetition-penalty", type=Finite(0, 2, min_open=True), metavar="X",
               help="Send this repetition_penalty with every step (where the server applies one).")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..detect import DEFAULT, DetectConfig
 from ..errors import ConfigError
+from ..options import SCHEDULE
 from .evidence import EvidenceConfig, Verdict, judge  # noqa: F401  (Verdict, judge: re-exported)
 
 
@@ -46,21 +47,6 @@ def _steps(temperatures=(0.1, 0.1, 0.2), penalty=None) -> tuple[Step, ...]:
     return tuple(Step(t, penalty) for t in temperatures)
 
 
-# The default escalation. Temperature 0.1 is the remedy that cleared MOSS's loops on a
-# full re-run; re-submitted alone, a confident loop mostly survives it (logits divided by
-# 0.1 are multiplied by 10). On 43 recordings of the real-loop corpus's dev split (Whisper
-# base and tiny.en, seed 1, one whole request each), among the 22 whose repeated word the
-# model writes at any setting, the count came back within a quarter of what was said at
-# 0.1 on 1, at 0.1 with repetition_penalty 1.1 on 15, at 0.4 with it on 8, at 0.7 on 5;
-# 0.1 gave the greedy loop back on 18. So the penalty comes first, then a higher
-# temperature (a penalty alone did not break a laughter loop), then 0.1 and audio before
-# the span.
-#
-# A span whose audio itself repeats one word starts with pieces: re-decoded whole, real
-# repeated speech loops again at most settings, while pieces of one copy each cannot loop;
-# their count is the rhythm's, confirmed by the period or a whole answer (``decide``).
-ESCALATION = (Step(0.1, pieces=True), Step(0.1, 1.1), Step(0.7), Step(0.4, 1.1), Step(0.1),
-              Step(0.7, context=4.0))
 
 
 MAX_CONTEXT_SECONDS = 60.0  # audio before a span that a step may send: more is another span's
@@ -87,6 +73,24 @@ def parse_schedule(text: str) -> tuple[Step, ...]:
 def format_schedule(steps) -> str:
     return ",".join(f"{s.temperature:g}" + (f"/p{s.repetition_penalty:g}" if s.repetition_penalty else "")
                     + (f"+c{s.context:g}" if s.context else "") + ("+pieces" if s.pieces else "") for s in steps)
+
+
+# The default escalation. Temperature 0.1 is the remedy that cleared MOSS's loops on a
+# full re-run; re-submitted alone, a confident loop mostly survives it (logits divided by
+# 0.1 are multiplied by 10). On 43 recordings of the real-loop corpus's dev split (Whisper
+# base and tiny.en, seed 1, one whole request each), among the 22 whose repeated word the
+# model writes at any setting, the count came back within a quarter of what was said at
+# 0.1 on 1, at 0.1 with repetition_penalty 1.1 on 15, at 0.4 with it on 8, at 0.7 on 5;
+# 0.1 gave the greedy loop back on 18. So the penalty comes first, then a higher
+# temperature (a penalty alone did not break a laughter loop), then 0.1 and audio before
+# the span.
+#
+# A span whose audio itself repeats one word starts with pieces: re-decoded whole, real
+# repeated speech loops again at most settings, while pieces of one copy each cannot loop;
+# their count is the rhythm's, confirmed by the period or a whole answer (``decide``).
+# Written once, as text, in ``options.SCHEDULE``: the command line shows it without
+# loading this module.
+ESCALATION = parse_schedule(SCHEDULE)
 
 
 @dataclass(frozen=True)

@@ -206,9 +206,15 @@ def test_a_whole_answer_that_agrees_with_the_rhythm_is_confirmed(tmp_path):
 
 
 def test_the_command_line_default_is_the_library_escalation():
-    from degen.cli.repairing import DEFAULT_SCHEDULE
-    from degen.repair.policy import ESCALATION, format_schedule, parse_schedule
-    assert DEFAULT_SCHEDULE == format_schedule(ESCALATION) and parse_schedule(DEFAULT_SCHEDULE) == ESCALATION
+    from degen.cli.repairing import fix as fix_command
+    from degen.options import SCHEDULE
+    from degen.repair.policy import ESCALATION, Policy, Step, format_schedule
+    shown = next(p.default for p in fix_command.params if p.name == "schedule")
+    assert shown == SCHEDULE == format_schedule(ESCALATION) and Policy().steps == ESCALATION
+    # The escalation the comment above policy.ESCALATION reasons for: pieces first, the penalty, then higher
+    # temperatures, then audio before the span.
+    assert ESCALATION == (Step(0.1, pieces=True), Step(0.1, 1.1), Step(0.7), Step(0.4, 1.1), Step(0.1),
+                          Step(0.7, context=4.0))
 
 
 def test_dry_run_says_where_the_audio_repeats_a_word():

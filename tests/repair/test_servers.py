@@ -102,7 +102,7 @@ def test_server_kind_overrides_detection(make_server, seed_audio, tmp_path):
 
 
 def test_the_command_line_and_the_docs_list_every_profile():
-    from degen.cli.repairing import SERVER_KINDS
+    from degen.options import SERVER_KINDS
     from degen.repair.servers import KINDS, tables
     assert SERVER_KINDS == KINDS
     page = (FIXTURES.parent / "docs" / "servers.md").read_text(encoding="utf-8")
