@@ -16,7 +16,7 @@ from ..model import Transcript
 from . import console, cutlist, jsonfmt, jsonl, kaldi, lrc, streamlog, moss, notes, speakers, subtitles, tables
 from .lines import as_lf
 
-_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
          (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 _MAGIC = ((b"%PDF", "a PDF document"), (b"PK\x03\x04", "a ZIP archive (DOCX, XLSX, ODT ...)"),
           (b"\xd0\xcf\x11\xe0", "an old Office document (DOC, XLS)"), (b"{\\rtf", "an RTF document"),
@@ -55,7 +55,7 @@ def _nul_pattern(sample: bytes) -> str | None:
 def decode(data: bytes) -> str:
     """Text from bytes: UTF-8 (with or without BOM), UTF-16/32 with a BOM; anything else is
     a FormatError saying what it is and how to fix it."""
-    for bom, codec in _BOMS:
+    for bom, codec in BOMS:
         if data.startswith(bom):
             try:
                 text = data.decode(codec)
@@ -93,7 +93,7 @@ def _binary(head: str) -> bool:
     return bool(head) and len(_CONTROL.findall(head)) > _MAX_CONTROL_SHARE * len(head)
 
 
-def _sniff_text(head: str, extension: str) -> str:
+def sniff_text(head: str, extension: str) -> str:
     """The registry name of a text (not JSON) format; refuses unsupported structured text."""
     if _MARKUP.match(head) and ("</" in head or "/>" in head):
         raise refuse("XML/HTML (TTML, DFXP ...)", where="line 1")
@@ -153,7 +153,7 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
             return printed
         if head[0] == "{" or _JSONISH.match(head):
             raise error
-    name = _sniff_text(as_lf(head[:65536]), extension)
+    name = sniff_text(as_lf(head[:65536]), extension)
     return speakers.loads(text, sniffed=True) if name == "speaker_text" else registry[name].loads(text)
 
 
@@ -175,4 +175,4 @@ def sniff(text: str, extension: str = "") -> str:
                 raise exc
         else:
             return jsonfmt.shape_of(doc)
-    return _sniff_text(as_lf(head[:65536]), extension)
+    return sniff_text(as_lf(head[:65536]), extension)

@@ -19,7 +19,7 @@ from typing import BinaryIO, Iterator
 from ..errors import FormatError
 from ..model import Transcript
 from . import jsonl, jsonl_columns, moss, subtitle_columns, subtitles
-from .sniff import _BOMS, _sniff_text, decode
+from .sniff import BOMS, decode, sniff_text
 
 STREAMED_BYTES = 32 * 2 ** 20  # from this size on, a line-based file is read piece by piece
 PIECE = 1 << 22  # bytes read at a time (cut after the last newline in them)
@@ -40,7 +40,7 @@ def read_file(path, format: str | None = None, extension: str = "") -> Transcrip
     UTF-8 or anything goes wrong (read it whole then)."""
     with open(path, "rb") as handle:
         sample = handle.read(SAMPLE)
-        if any(sample.startswith(bom) for bom, _ in _BOMS):
+        if any(sample.startswith(bom) for bom, _ in BOMS):
             return None  # UTF-16/32: the whole read decodes it
         complete = len(sample) < SAMPLE
         if not complete:
@@ -110,4 +110,4 @@ def _sniffed(text: str, extension: str, complete: bool) -> str | None:
         return None
     if head[0] in "{[":  # JSON Lines only: several lines, the first an object (no JSON document then)
         return jsonl.sniff(head) if jsonl.looks_like(head) else None  # head: whole lines
-    return _sniff_text(head[:65536], extension)
+    return sniff_text(head[:65536], extension)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..model import Columns, Packed, Segment, Span, Transcript
 from .lines import split_lines
-from .subtitles import _PATTERNS, _StyleCount, _blocks as _line_blocks, _cue, _speaker_of, _stamp, split_header
+from .subtitles import SPEAKER_PATTERNS, StyleCount, format_stamp, line_blocks, read_cue, speaker_of, split_header
 
 # Timing lines a stamp writer gives back exactly: hours in two digits or more without a
 # leading zero, two-digit minutes and seconds (the reader refuses minutes or seconds over
@@ -40,9 +40,9 @@ def read(pieces: Iterable[str], vtt: bool, newline: dict | None = None) -> Trans
     (the pieces joined are the file's text), whose first line ends as ``newline`` says
     (``subtitles.newline_meta`` of it). Raises what ``loads_srt`` would raise."""
     cues, header, before = _Cues(vtt), [], []
-    blocks = _blocks(pieces)
+    blocks = _piece_blocks(pieces)
     for first, lines in split_header(blocks, header) if vtt else blocks:
-        cue = _cue(first, lines, vtt)
+        cue = read_cue(first, lines, vtt)
         if cue is None:  # kept as subtitles.with_blocks_before keeps it (a loop of its own here: no generator a cue)
             before.append("\n".join(lines))
             continue
@@ -52,10 +52,10 @@ def read(pieces: Iterable[str], vtt: bool, newline: dict | None = None) -> Trans
     return cues.transcript((header or ["WEBVTT"])[0], before, newline or {})
 
 
-def _blocks(pieces: Iterable[str]):
+def _piece_blocks(pieces: Iterable[str]):
     """(first line number, lines) of each blank-line separated block, as
     ``subtitles._blocks`` gives them for the pieces joined."""
-    return _line_blocks(line for piece in pieces for line in split_lines(piece))
+    return line_blocks(line for piece in pieces for line in split_lines(piece))
 
 
 class _Cues:
@@ -71,7 +71,7 @@ class _Cues:
         self.ids: dict[int, str] = {}  # cue numbers that do not count on from the first
         self.first_id = ""
         self.before: dict[int, list[str]] = {}  # blocks that are no cue (WebVTT NOTE ...) before a cue
-        self.style = _StyleCount()
+        self.style = StyleCount()
 
     def add(self, span: Span, body: str, extra: dict) -> None:
         i = len(self.forms)  # the cues added so far (texts are packed or pending)
@@ -112,13 +112,13 @@ class _Cues:
 
     def _split_speakers(self, style: str | None) -> list[str | None]:
         """Each cue's speaker, its text stripped of the speaker's mark, a chunk at a time."""
-        pattern, names = _PATTERNS.get(style), {}
+        pattern, names = SPEAKER_PATTERNS.get(style), {}
         if pattern is None:
             return [None] * len(self.texts)
         speakers = []
         for c, texts in enumerate(self.texts.chunks()):
             for i, body in enumerate(texts):
-                speaker, texts[i] = _speaker_of(body, pattern, style)
+                speaker, texts[i] = speaker_of(body, pattern, style)
                 speakers.append(names.setdefault(speaker, speaker))  # one string per speaker
             self.texts.replace_chunk(c, texts)
         return speakers
@@ -134,7 +134,7 @@ class _Cues:
                 timing, settings = as_read[i]
             else:
                 cut = 3 if forms[i] == SHORT else 0  # without "00:"
-                timing, settings = f"{_stamp(start, sep)[cut:]} --> {_stamp(end, sep)[cut:]}", ""
+                timing, settings = f"{format_stamp(start, sep)[cut:]} --> {format_stamp(end, sep)[cut:]}", ""
             extra = {"id": ids.get(i, _number(first_id, i)) if i else first_id, "settings": settings,
                      "timing": timing, "raw_span": Span(start, end)}
             if i in before:

@@ -37,7 +37,7 @@ def _seconds(groups: tuple, line_no: int) -> float:
     return clock_seconds(hours, minutes, seconds, millis, f"line {line_no}")
 
 
-def _blocks(lines):
+def line_blocks(lines):
     """Yield (first line number, lines) for each blank-line separated block of ``lines``
     (the text's lines, as ``lines.split_lines`` gives them: a cue's text may hold a
     U+0085 or U+2028, which ``str.splitlines`` would end a line at)."""
@@ -55,10 +55,10 @@ def _blocks(lines):
 
 
 def _cues(text: str, vtt: bool, header: list | None = None, trailer: list | None = None):
-    blocks = _blocks(split_lines(text))
+    blocks = line_blocks(split_lines(text))
     if vtt:
         blocks = split_header(blocks, [] if header is None else header)
-    found = ((_cue(first, lines, vtt), lines) for first, lines in blocks)
+    found = ((read_cue(first, lines, vtt), lines) for first, lines in blocks)
     return with_blocks_before(found, [] if trailer is None else trailer)
 
 
@@ -91,7 +91,7 @@ def split_header(blocks, header: list):
         yield first, lines
 
 
-def _cue(first: int, lines: list[str], vtt: bool):
+def read_cue(first: int, lines: list[str], vtt: bool):
     """(span, body, extra) of the block of ``lines`` starting at line ``first``; None for
     a WebVTT block that is no cue."""
     time_at = next((i for i, line in enumerate(lines) if "-->" in line), None)
@@ -117,7 +117,7 @@ def _cue(first: int, lines: list[str], vtt: bool):
     return Span(start, end), "\n".join(lines[time_at + 1:]), extra
 
 
-class _StyleCount:
+class StyleCount:
     """What decides the speaker style, counted cue by cue."""
 
     def __init__(self):
@@ -143,7 +143,7 @@ class _StyleCount:
         return {"speaker_style": style, **({"voice_end": True} if closed else {})}
 
 
-def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]:
+def speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]:
     """(speaker, text) of a cue's body."""
     match = pattern.match(body) if pattern else None
     speaker = match.group(1).strip() if match else None
@@ -155,19 +155,19 @@ def _speaker_of(body: str, pattern, style: str | None) -> tuple[str | None, str]
 
 def _split_speakers(cues: list) -> tuple[list[Segment], dict]:
     """The cues' segments, and the meta saying how they mark their speakers."""
-    count = _StyleCount()
+    count = StyleCount()
     for _, body, _ in cues:
         count.add(body)
     style = count.style()
-    pattern = _PATTERNS.get(style)
+    pattern = SPEAKER_PATTERNS.get(style)
     segments = []
     for span, body, extra in cues:
-        speaker, text = _speaker_of(body, pattern, style)
+        speaker, text = speaker_of(body, pattern, style)
         segments.append(Segment(span, speaker, text, True, extra))
     return segments, count.meta()
 
 
-_PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
+SPEAKER_PATTERNS = {"tag": _TAG, "voice": _VOICE, "name": _NAME}
 
 
 def newline_meta(text: str) -> dict:
@@ -196,7 +196,7 @@ def loads_vtt(text: str) -> Transcript:
     return Transcript(tuple(segments), "vtt", meta)
 
 
-def _stamp(seconds: float, sep: str) -> str:
+def format_stamp(seconds: float, sep: str) -> str:
     millis = round(max(0.0, seconds) * 1000)
     hours, rest = divmod(millis, 3_600_000)
     minutes, rest = divmod(rest, 60_000)
@@ -223,7 +223,7 @@ def _dump(transcript: Transcript, sep: str, number: bool) -> list[str]:
         span = seg.span if seg.span is not None else Span(0.0, 0.0)
         ident = str(first + index - 1) if number else seg.extra.get("id", "")
         timing = seg.extra["timing"] if seg.extra.get("raw_span") == span else \
-            f"{_stamp(span.start, sep)} --> {_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
+            f"{format_stamp(span.start, sep)} --> {format_stamp(span.end, sep)}{seg.extra.get('settings', '')}"
         body = _body(seg, style, transcript.meta.get("voice_end", False)).strip("\n") or " "
         blocks.extend(seg.extra.get("before", ()))
         blocks.append("\n".join(part for part in (ident, timing, body) if part))
