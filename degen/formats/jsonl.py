@@ -89,7 +89,7 @@ def shape_of(item: dict) -> str:
 _ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u[0-9a-fA-F]{4}")
 
 
-def _style(text: str) -> dict:
+def line_style(text: str) -> dict:
     head = text.lstrip() if text[:1].isspace() else text  # no copy of a whole file that starts at once
     end = head.find("\n")
     first = head if end < 0 else head[:end]
@@ -156,7 +156,7 @@ def _load(text: str, shape: str) -> Transcript:
     segments = [seg for _, seg in numbered]
     if not segments:
         raise FormatError("the transcript is empty")
-    meta = {"style": _style(text)}
+    meta = {"style": line_style(text)}
     if shape == "manifest":
         meta.update(independent=True, **line_meta(number for number, _ in numbered))
         if any(s.span is None for s in segments):  # all timed or none: columns cannot mix
@@ -194,7 +194,7 @@ def _manifest_columns(text: str) -> Transcript | None:
     if untimed:  # all timed or none, as the line-by-line reader makes them
         starts, ends = np.full(len(texts), math.nan), np.full(len(texts), math.nan)
     columns = Columns(texts, speakers, starts, ends, np.ones(len(texts), dtype=bool))
-    return Transcript(format="manifest", meta={"style": _style(text), "independent": True, **line_meta(numbers)},
+    return Transcript(format="manifest", meta={"style": line_style(text), "independent": True, **line_meta(numbers)},
                       columns=columns, build=_manifest_builder(items, untimed))
 
 

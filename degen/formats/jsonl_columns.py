@@ -33,7 +33,7 @@ BLOCK = jsonfmt.PackedItems.BLOCK  # lines a compressed block
 
 def read(lines: Iterable[tuple[int, bytes]], shape: str, style: dict) -> Transcript:
     """The transcript of ``lines`` ((line number, the line's bytes), blank lines too) as
-    ``shape`` ('jsonl' or 'manifest'), with the meta ``style`` (``jsonl._style`` of the
+    ``shape`` ('jsonl' or 'manifest'), with the meta ``style`` (``jsonl.line_style`` of the
     text). Raises what ``jsonl.loads_segments`` / ``loads_manifest`` would raise."""
     found = _Lines(shape)
     kept = ((number, line) for number, line in lines if line.strip())

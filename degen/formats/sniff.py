@@ -117,7 +117,7 @@ def sniff_text(head: str, extension: str) -> str:
         return "streaming_log"
     delimiter = tables.delimiter_of(head)
     if delimiter:
-        header = tables._cells(head.lstrip().partition("\n")[0].rstrip("\r"), delimiter)
+        header = tables.split_cells(head.lstrip().partition("\n")[0].rstrip("\r"), delimiter)
         if tables.columns_of(header) is None:
             raise FormatError(tables.refusal(header).detail, where="line 1", hint=supported())
         return "tsv" if delimiter == "\t" else "csv"

@@ -58,7 +58,7 @@ def read_file(path, format: str | None = None, extension: str = "") -> Transcrip
             if name in ("srt", "vtt"):
                 return subtitle_columns.read((piece.decode("utf-8") for piece in pieces), vtt=name == "vtt",
                                              newline=subtitles.newline_meta(text))
-            return jsonl_columns.read(numbered_lines(pieces), name, jsonl._style(text))
+            return jsonl_columns.read(numbered_lines(pieces), name, jsonl.line_style(text))
         except (FormatError, UnicodeDecodeError):
             return None
 

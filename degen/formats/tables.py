@@ -33,7 +33,7 @@ _HEADER_FIELD = re.compile(r"^[A-Za-z_][\w .()/-]{0,40}$")
 _MS_MEDIAN = 100  # integer times whose median duration is >= 100 are milliseconds, not seconds
 
 
-def _cells(line: str, delimiter: str) -> list[str]:
+def split_cells(line: str, delimiter: str) -> list[str]:
     if delimiter == "\t":  # whisper writes TSV without quoting: a quote is text
         return line.split("\t")
     if len(line) >= csv.field_size_limit():
@@ -55,8 +55,8 @@ def delimiter_of(text: str) -> str | None:
     if len(rows) < 2:
         return None
     for delimiter in ("\t", ",", ";"):
-        header = _cells(rows[0], delimiter)
-        data = [_cells(row, delimiter) for row in rows[1:3]]
+        header = split_cells(rows[0], delimiter)
+        data = [split_cells(row, delimiter) for row in rows[1:3]]
         if len(header) >= 2 and all(_HEADER_FIELD.match(c.strip('"')) and c == c.strip() for c in header) \
                 and all(len(cells) == len(header) for cells in data) \
                 and any(_NUMBER.match(c.strip().strip('"')) for cells in data for c in cells):
@@ -121,11 +121,11 @@ def _load(text: str, name: str) -> Transcript:
     numbered = [(n, line) for n, line in enumerate(rows, 1) if line.strip()]
     if not numbered:
         raise FormatError("the transcript is empty")
-    header = _cells(numbered[0][1], delimiter)
+    header = split_cells(numbered[0][1], delimiter)
     cols = columns_of(header)
     if cols is None:
         raise refusal(header)
-    table = [(n, _cells(line, delimiter)) for n, line in numbered[1:]]
+    table = [(n, split_cells(line, delimiter)) for n, line in numbered[1:]]
     for n, cells in table:
         if len(cells) != len(header):
             raise FormatError(f"{len(cells)} cells where the header has {len(header)}", where=f"line {n}",
