@@ -27,7 +27,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .dedupe import overlaps
 from .finding import Finding, Kind, Severity
-from .places import clip, span_of
+from .places import clip, line_findings, span_of
 from .script import cjk_count, kana_count, speech_units
 from .table import SegmentTable
 from .tokens import normalize
@@ -54,16 +54,10 @@ def near_findings(transcript: Transcript, table: SegmentTable, config: DetectCon
 
 
 def _near(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
-    texts = transcript.columns().texts
     shortest = FEWEST_COPIES * min(config.long_unit, config.long_unit_cjk)
-    out = []
-    for i, text in enumerate(texts):
-        if len(text) < shortest * 2 or not _repeats_enough(text, config):
-            continue
-        found = _line(text, config)
-        if found is not None:
-            out.append(_finding(transcript, table, i, text, *found, config))
-    return out
+    return line_findings(transcript, lambda text: len(text) >= shortest * 2 and _repeats_enough(text, config),
+                         lambda text: _line(text, config),
+                         lambda i, text, *found: _finding(transcript, table, i, text, *found, config))
 
 
 def _repeats_enough(text: str, config: DetectConfig) -> bool:

@@ -53,3 +53,16 @@ def clip(text: str) -> str:
 def excerpt_of(transcript: Transcript, i: int) -> str:
     """Segment ``i``'s text as a finding shows it."""
     return clip(text_of(transcript, i))
+
+
+def line_findings(transcript: Transcript, may_hold, find, make) -> list:
+    """The findings of a rule that reads one segment's text at a time: ``may_hold(text)``
+    a cheap necessary test, ``find(text)`` the rule's match (a tuple) or None, and
+    ``make(index, text, *match)`` its finding."""
+    out = []
+    for i, text in enumerate(transcript.columns().texts):
+        if may_hold(text):
+            found = find(text)
+            if found is not None:
+                out.append(make(i, text, *found))
+    return out

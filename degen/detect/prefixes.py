@@ -21,7 +21,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding, Kind, Severity
 from .inline import content_map
-from .places import clip, span_of
+from .places import clip, line_findings, span_of
 from .script import cjk_count
 from .table import SegmentTable
 
@@ -35,14 +35,8 @@ LONGEST_LINE = 20_000
 
 
 def prefix_findings(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
-    out = []
-    for i, text in enumerate(transcript.columns().texts):
-        if not _may_hold(text, config):
-            continue
-        found = _chain_in(text, config)
-        if found is not None:
-            out.append(_finding(transcript, table, i, text, *found, config))
-    return out
+    return line_findings(transcript, lambda text: _may_hold(text, config), lambda text: _chain_in(text, config),
+                         lambda i, text, *found: _finding(transcript, table, i, text, *found, config))
 
 
 def _may_hold(text: str, config: DetectConfig) -> bool:
