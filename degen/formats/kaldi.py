@@ -56,26 +56,32 @@ def looks_like_ctm(text: str) -> bool:
         any(not re.fullmatch(_NUMBER, m.group(5)) for m in found)
 
 
-def loads_stm(text: str) -> Transcript:
-    rows, meta = lines.split(text)
-    segments, before = [], []
+def _data_rows(rows: list[str], pattern, what: str, trailer: list, hint: str):
+    """(``line N``, row, its match, the blank and comment rows just before it) for each
+    data row; the blank and comment rows after the last one are left in ``trailer``."""
     for number, row in enumerate(rows, 1):
         if not row.strip() or row.lstrip().startswith(_COMMENT):
-            before.append(row)
+            trailer.append(row)
             continue
-        m = _STM.match(row)
+        m = pattern.match(row)
         if not m:
-            raise FormatError(f"not an STM line: {row.strip()[:60]!r}", where=f"line {number}",
-                              hint="an STM line reads: file channel speaker start end [<labels>] text")
-        where = f"line {number}"
+            raise FormatError(f"not {what} line: {row.strip()[:60]!r}", where=f"line {number}", hint=hint)
+        yield f"line {number}", row, m, list(trailer)
+        trailer.clear()
+
+
+def loads_stm(text: str) -> Transcript:
+    rows, meta = lines.split(text)
+    segments, trailer = [], []
+    for where, row, m, before in _data_rows(rows, _STM, "an STM", trailer,
+                                            "an STM line reads: file channel speaker start end [<labels>] text"):
         span = Span(check_seconds(float(m.group(4)), where), check_seconds(float(m.group(5)), where))
         extra = {"before": before, "file": m.group(1), "channel": m.group(2), "labels": m.group(6) or "",
                  "raw": row, "raw_span": span, "raw_text": m.group(7) or "", "raw_speaker": m.group(3)}
         segments.append(Segment(span, m.group(3), m.group(7) or "", True, extra))
-        before = []
     if not segments:
         raise FormatError("no STM segment line found", hint="an STM line reads: file channel speaker start end text")
-    meta["trailer"] = before
+    meta["trailer"] = trailer
     return Transcript(tuple(segments), "stm", meta)
 
 
@@ -94,7 +100,7 @@ def dumps_stm(transcript: Transcript) -> str:
 
 def loads_ctm(text: str) -> Transcript:
     rows, meta = lines.split(text)
-    segments, before, words, key = [], [], [], None
+    segments, trailer, words, key = [], [], [], None
 
     def close():
         if words:
@@ -106,25 +112,17 @@ def loads_ctm(text: str) -> Transcript:
             segments.append(Segment(Span(start, end), None, body, True, extra))
 
     held = [[]]
-    for number, row in enumerate(rows, 1):
-        if not row.strip() or row.lstrip().startswith(_COMMENT):
-            before.append(row)
-            continue
-        m = _CTM.match(row)
-        if not m:
-            raise FormatError(f"not a CTM line: {row.strip()[:60]!r}", where=f"line {number}",
-                              hint="a CTM line reads: utterance channel start duration word [confidence]")
-        where = f"line {number}"
+    for where, row, m, before in _data_rows(rows, _CTM, "a CTM", trailer,
+                                            "a CTM line reads: utterance channel start duration word [confidence]"):
         start, duration = check_seconds(float(m.group(3)), where), check_seconds(float(m.group(4)), where)
         if (m.group(1), m.group(2)) != key or before:  # a new utterance, or lines kept aside between
             close()
             words, key, held = [], (m.group(1), m.group(2)), [before]
-            before = []
         words.append((start, duration, m.group(5), row))
     close()
     if not segments:
         raise FormatError("no CTM word line found", hint="a CTM line reads: utterance channel start duration word")
-    meta["trailer"] = before
+    meta["trailer"] = trailer
     if len({s.extra["utterance"] for s in segments}) == len(segments) > 1:
         meta["independent"] = True  # an utterance a segment, each timed from its own start
     return Transcript(tuple(segments), "ctm", meta)

@@ -97,37 +97,30 @@ def sniff_text(head: str, extension: str) -> str:
     """The registry name of a text (not JSON) format; refuses unsupported structured text."""
     if _MARKUP.match(head) and ("</" in head or "/>" in head):
         raise refuse("XML/HTML (TTML, DFXP ...)", where="line 1")
-    if moss.OPENING.match(head):
-        return "moss"
-    if subtitles.looks_like_vtt(head):
-        return "vtt"
-    if subtitles.looks_like_srt(head):
-        return "srt"
-    if moss.looks_like(head[:4096]):  # after subtitles: a cue may quote markup
-        return "moss"
-    if console.looks_like(head):
-        return "whisper_console"
-    if lrc.looks_like(head):
-        return "lrc"
-    if kaldi.looks_like_stm(head):
-        return "stm"
-    if kaldi.looks_like_ctm(head):
-        return "ctm"
-    if streamlog.looks_like(head):
-        return "streaming_log"
+    name = _first_match(_BEFORE_TABLES, head)
+    if name:
+        return name
     delimiter = tables.delimiter_of(head)
     if delimiter:
         header = tables.split_cells(head.lstrip().partition("\n")[0].rstrip("\r"), delimiter)
         if tables.columns_of(header) is None:
             raise FormatError(tables.refusal(header).detail, where="line 1", hint=supported())
         return "tsv" if delimiter == "\t" else "csv"
-    if cutlist.looks_like(head):
-        return "autocut_md"
-    if notes.looks_like(head):
-        return "meeting_notes"
-    if speakers.looks_like(head):
-        return "speaker_text"
-    return "text"
+    return _first_match(_AFTER_TABLES, head) or "text"
+
+
+def _first_match(tests, head: str) -> str | None:
+    return next((name for looks_like, name in tests if looks_like(head)), None)
+
+
+# Text formats by the look of their head, in order: each test is tried only where those
+# before it failed.
+_BEFORE_TABLES = ((moss.OPENING.match, "moss"), (subtitles.looks_like_vtt, "vtt"), (subtitles.looks_like_srt, "srt"),
+                  (lambda head: moss.looks_like(head[:4096]), "moss"),  # after subtitles: a cue may quote markup
+                  (console.looks_like, "whisper_console"), (lrc.looks_like, "lrc"), (kaldi.looks_like_stm, "stm"),
+                  (kaldi.looks_like_ctm, "ctm"), (streamlog.looks_like, "streaming_log"))
+_AFTER_TABLES = ((cutlist.looks_like, "autocut_md"), (notes.looks_like, "meeting_notes"),
+                 (speakers.looks_like, "speaker_text"))
 
 
 def load(text: str, extension: str, registry: dict) -> Transcript:
