@@ -27,7 +27,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .dedupe import overlaps
 from .finding import Finding, Kind, Severity
-from .places import clip, line_findings, span_of
+from .places import clip, line_findings, span_of, text_lengths
 from .script import cjk_count, kana_count, speech_units
 from .table import SegmentTable
 from .tokens import normalize
@@ -55,23 +55,24 @@ def near_findings(transcript: Transcript, table: SegmentTable, config: DetectCon
 
 def _near(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
     shortest = FEWEST_COPIES * min(config.long_unit, config.long_unit_cjk)
-    return line_findings(transcript, lambda text: len(text) >= shortest * 2 and _repeats_enough(text, config),
+    lengths = text_lengths(transcript)
+    three = (table.words >= config.min_repeats_long * config.long_unit) \
+        | (table.cjk_chars >= config.min_repeats_long * config.long_unit_cjk)
+    # Long enough for three copies of a clause, or for two glued ones (most cues are neither).
+    candidates = np.flatnonzero((lengths >= shortest * 2) & (three | (table.words >= FEWEST_COPIES * config.long_unit)))
+    return line_findings(transcript, candidates, lambda i, text: _repeats_enough(text, bool(three[i]), config),
                          lambda text: _line(text, config),
                          lambda i, text, *found: _finding(transcript, table, i, text, *found, config))
 
 
-def _repeats_enough(text: str, config: DetectConfig) -> bool:
+def _repeats_enough(text: str, three: bool, config: DetectConfig) -> bool:
     """A quick necessary test, in C: a near copy of the shortest clause repeats most of
     its tokens, so the line must hold that many repeated words (or, in CJK text written
-    without spaces, characters)."""
+    without spaces, characters). A line too short for three copies can hold only two
+    glued ones."""
+    if not three and not _GLUE.search(text):
+        return False
     need = config.near_copy_share * min(config.long_unit, config.long_unit_cjk)
-    words = text.count(" ") + 1
-    if words < config.min_repeats_long * config.long_unit and (
-            len(text) < config.min_repeats_long * config.long_unit_cjk
-            or cjk_count(text) < config.min_repeats_long * config.long_unit_cjk):
-        # too short for three copies of a clause (most cues): only two glued copies can be here
-        if words < FEWEST_COPIES * config.long_unit or not _GLUE.search(text):
-            return False
     words = text.lower().split()
     if len(words) - len(set(words)) >= need:
         return True

@@ -55,14 +55,22 @@ def excerpt_of(transcript: Transcript, i: int) -> str:
     return clip(text_of(transcript, i))
 
 
-def line_findings(transcript: Transcript, may_hold, find, make) -> list:
-    """The findings of a rule that reads one segment's text at a time: ``may_hold(text)``
-    a cheap necessary test, ``find(text)`` the rule's match (a tuple) or None, and
+def line_findings(transcript: Transcript, candidates, may_hold, find, make) -> list:
+    """The findings of a rule that reads one segment's text at a time, over the segments
+    ``candidates`` (indices that a vectorised test left): ``may_hold(index, text)`` a
+    cheap necessary test, ``find(text)`` the rule's match (a tuple) or None, and
     ``make(index, text, *match)`` its finding."""
-    out = []
-    for i, text in enumerate(transcript.columns().texts):
-        if may_hold(text):
+    texts, out = transcript.columns().texts, []
+    for i in candidates.tolist():
+        text = texts[i]
+        if may_hold(i, text):
             found = find(text)
             if found is not None:
                 out.append(make(i, text, *found))
     return out
+
+
+def text_lengths(transcript: Transcript) -> np.ndarray:
+    """Each segment's text length in code points."""
+    texts = transcript.columns().texts
+    return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))

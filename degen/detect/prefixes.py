@@ -15,14 +15,14 @@ four times with a word more each time.
 
 from __future__ import annotations
 
+import numpy as np
 import regex
 
 from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding, Kind, Severity
 from .inline import content_map
-from .places import clip, line_findings, span_of
-from .script import cjk_count
+from .places import clip, line_findings, span_of, text_lengths
 from .table import SegmentTable
 
 _WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*")
@@ -35,20 +35,21 @@ LONGEST_LINE = 20_000
 
 
 def prefix_findings(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
-    return line_findings(transcript, lambda text: _may_hold(text, config), lambda text: _chain_in(text, config),
+    lengths = text_lengths(transcript)
+    # Enough words for the chain (its copies, the longest of ``prefix_words``), in a
+    # script written with spaces, on a line short enough to be a dictation.
+    candidates = np.flatnonzero((table.words >= config.prefix_copies + config.prefix_words - 1)
+                                & (table.cjk_chars * 2 <= lengths) & (lengths <= LONGEST_LINE))
+    return line_findings(transcript, candidates, lambda i, text: _may_hold(text, config),
+                         lambda text: _chain_in(text, config),
                          lambda i, text, *found: _finding(transcript, table, i, text, *found, config))
 
 
 def _may_hold(text: str, config: DetectConfig) -> bool:
-    """A quick necessary test: enough words for the chain (its copies, the longest of
-    ``prefix_words``), in a script written with spaces, and a chain of growing copies in
-    the line's lower-cased words run together, searched from the words that come
-    ``prefix_copies`` times (every copy starts with the chain's first word)."""
-    if len(text) > LONGEST_LINE or cjk_count(text) * 2 > len(text):
-        return False
+    """A quick necessary test: a chain of growing copies in the line's lower-cased words
+    run together, searched from the words that come ``prefix_copies`` times (every copy
+    starts with the chain's first word)."""
     words = _WORD.findall(text.lower())
-    if len(words) < config.prefix_copies + config.prefix_words - 1:
-        return False
     squashed = "".join(words)
     for w in set(words):
         if squashed.count(w) < config.prefix_copies:

@@ -26,13 +26,14 @@ def _count_per_text(mask: np.ndarray, bounds: np.ndarray) -> np.ndarray:
     return np.where(np.diff(bounds) > 0, sums, 0)  # reduceat gives an empty text the next token, not 0
 
 
-def unit_counts(streams: Streams) -> tuple[np.ndarray, np.ndarray]:
-    """(speech units, whether CJK) of each segment: words, plus CJK characters in a
-    segment whose text is CJK. A segment's counts depend on its own text only."""
+def unit_counts(streams: Streams) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(speech units, whether CJK, words, CJK characters) of each segment: its units are
+    its words, plus its CJK characters when its text is CJK. A segment's counts depend
+    on its own text only."""
     cjk_count = _count_per_text(cjk_mask(streams.char_codes), streams.chars.bounds)
     word_count = np.diff(streams.words.bounds)
     cjk = is_cjk(cjk_count, word_count) & (cjk_count > 0)
-    return np.where(cjk, cjk_count + word_count, word_count), cjk
+    return np.where(cjk, cjk_count + word_count, word_count), cjk, word_count, cjk_count
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ class SegmentTable:
     # False where the format writes only start times (LRC): each end is the next line's
     # start, so durations say nothing about the decoder and no shape evidence is read.
     measured: bool = True
+    # Each segment's words and CJK characters (the streams' counts), for the rules that
+    # read one line at a time to pass over most lines in one vectorised test.
+    words: np.ndarray | None = None
+    cjk_chars: np.ndarray | None = None
 
     @classmethod
     def empty(cls, transcript: Transcript) -> "SegmentTable":
@@ -56,13 +61,15 @@ class SegmentTable:
         # The columns' speaker list itself, read only: a tuple copy is 8 bytes a segment more.
         # Speech units as int32 (a segment has far fewer than 2**31): 4 bytes a segment less.
         return cls(cols.starts, cols.ends, cols.closed, np.zeros(n, dtype=np.int32), np.zeros(n, dtype=bool),
-                   cols.speakers, cols.timed, transcript.format not in DERIVED_END_FORMATS)
+                   cols.speakers, cols.timed, transcript.format not in DERIVED_END_FORMATS,
+                   np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32))
 
     def fill(self, first: int, streams: Streams) -> None:
         """Speech units of segments ``first``.. from their streams (a window's)."""
-        units, cjk = unit_counts(streams)
-        self.units[first:first + units.size] = units
-        self.cjk[first:first + cjk.size] = cjk
+        units, cjk, words, cjk_chars = unit_counts(streams)
+        stop = first + units.size
+        self.units[first:stop], self.cjk[first:stop] = units, cjk
+        self.words[first:stop], self.cjk_chars[first:stop] = words, cjk_chars
 
     def __len__(self) -> int:
         return len(self.speakers)
