@@ -17,7 +17,7 @@ from .audio import Audio
 from .plan import Plan, RepairSpan
 from .period import period_copies
 from .policy import Policy, Step
-from .rhythm import Repetition, find_repetition
+from .recurrence import Repetition, find_repetition
 from .language import Language
 from .vad import Vad
 from .voice import Voice
@@ -57,14 +57,12 @@ class Scope:
         if self.audio is None or not self.policy.uses_pieces:
             return None
         found = find_repetition(self.audio.read(span), self.audio.sample_rate)
-        if found is None:
-            return None
-        return Repetition(span.start + found.start, span.start + found.end, found.copies, found.syllables,
-                          tuple(span.start + c for c in found.cuts))
+        return None if found is None else found.shifted(span.start)
 
     def period(self, span: Span) -> int | None:
         """The copies of one unit the audio of ``span`` repeats, counted by the sound
-        matching itself one copy later (``period``): a second count beside the rhythm's."""
+        matching itself one copy later (``period``): a second count beside the
+        recurrence's."""
         if self.audio is None:
             return None
         return period_copies(self.audio.read(span), self.audio.sample_rate)

@@ -3,19 +3,22 @@
 An answer is accepted when evidence confirms it, not when nothing contradicts it. Every
 answer is first judged on its own (``evidence.judge``: no loop, no cut, not foreign,
 keeps the original's clean text, fits the voiced time of the whole span). Where the span
-holds a repetition (an answer says a short unit was said several times, or the audio's
-rhythm repeats one sound), its count must be confirmed by two independent lines:
+holds a repetition (an answer says a short unit was said several times, or the audio
+recurs), its count must be confirmed by two independent lines:
 
-    the rhythm of the voiced audio          copies parted by syllable dips (``rhythm``)
+    the audio's recurrence                  each copy found again in every other (``recurrence``)
     its period                              the sound matching itself a copy later (``period``)
-    answer A  (one step: temperature, penalty, context, pieces)
+    the pieces                              every copy the recurrence cut, decoded alone: the
+                                            times they say the word, all counted (``pieces``)
+    answer A  (one step: temperature, penalty, context)
     answer B  (another step)                each its unit and count (``evidence.claims``)
 
 Two lines agree when they name the same unit (answers) and counts within
 ``count_tolerance``; the count is confirmed when the lines that agree with it outnumber
-those that disagree, and at least two agree: one answer and the rhythm, or two answers.
-A pieces answer's count is the rhythm's own (one copy a piece the rhythm cut), so it adds
-no line: it names the unit, and is taken once a whole answer confirms the rhythm's count.
+those that disagree, and at least two agree: the recurrence and the pieces, or one
+answer and the recurrence, or two answers. The pieces are cut by the recurrence; what they
+add is the decoder's word on every copy: a cut that held two copies comes back as two
+words, one that split a copy as half a word, and the pieces' count then disagrees.
 Without a repetition anywhere, the judge's fit to the voiced time is the evidence.
 """
 
@@ -27,9 +30,8 @@ from dataclasses import dataclass
 from ..model import Segment
 from .evidence import EvidenceConfig, Verdict, claims, unit_key
 from .language import Language, unknown_words
-from .pieces import copies_of
 from .result import Attempt
-from .rhythm import Repetition
+from .recurrence import Repetition
 from .splice import Placed
 
 
@@ -58,11 +60,14 @@ class Tried:
 @dataclass(frozen=True)
 class Count:
     """One line of evidence on a repetition: who says it, the unit (None for the
-    rhythm, which hears a sound, not a word) and how many copies (0: none)."""
+    audio, which hears a sound, not a word) and how many copies (0: none)."""
 
     source: str
     unit: str | None
     copies: int
+
+
+PIECES = "the pieces"  # the name of the pieces' line of evidence
 
 
 @dataclass(frozen=True)
@@ -86,45 +91,42 @@ def claim(tried: Tried, evidence: EvidenceConfig, unit_hint: str | None = None) 
     return max(found, key=lambda c: len(c[0]) * c[1])
 
 
-def rhythm_copies(repetition: Repetition, unit: str | None) -> int:
-    """The rhythm's copies counted in ``unit`` (``pieces.copies_of``: a CJK character is
-    one syllable, so 就是 heard as a run of one-syllable copies was said half as often)."""
-    return copies_of(unit, repetition.copies, repetition.syllables) if unit else repetition.copies
-
-
 def _agree(a: int, b: int, evidence: EvidenceConfig) -> bool:
     return abs(a - b) <= max(1, evidence.count_tolerance * max(a, b))
 
 
 @dataclass(frozen=True)
 class Heard:
-    """What the audio of a span says about a repetition, by two methods: the rhythm
-    (copies parted by the dips between syllables; the pieces are cut there) and the period
+    """What the audio of a span says about a repetition, by two methods: the recurrence
+    (each copy found again in every other; the pieces are cut between them) and the period
     (the sound matching itself one copy later). Either may be None."""
 
-    rhythm: Repetition | None = None
+    recurrence: Repetition | None = None
     period: int | None = None
 
     @property
     def any(self) -> bool:
-        return self.rhythm is not None or self.period is not None
+        return self.recurrence is not None or self.period is not None
 
 
 def lines(tried: tuple[Tried, ...], heard: Heard, unit: str | None, evidence: EvidenceConfig) -> list[Count]:
-    """Every line of evidence on the count of ``unit``: the rhythm's, and one per usable
-    whole answer of its own settings (a second draw with the same settings is no second
-    witness where the server has no seed: a confident loop repeats itself; with a seed of
-    its own each draw is independent). A pieces answer is none: its count is the rhythm's
-    cuts."""
-    out = [Count("the audio's rhythm", None, rhythm_copies(heard.rhythm, unit))] if heard.rhythm is not None else []
+    """Every line of evidence on the count of ``unit``: the recurrence's, the period's,
+    and one per usable answer of its own settings (a second draw with the same settings is
+    no second witness where the server has no seed: a confident loop repeats itself; with
+    a seed of its own each draw is independent). A pieces answer's count is the times its
+    pieces said the word, every piece counted (its text writes it once a piece)."""
+    out = [Count("the audio's recurrence", None, heard.recurrence.copies)] if heard.recurrence is not None else []
     if heard.period is not None:
         out.append(Count("the audio's period", None, heard.period))
     for number, t in independent(tried):
-        if t.attempt.step.pieces:
-            continue
         said = claim(t, evidence, unit)
         copies = said[1] if said and (unit is None or said[0] == unit_key(unit)) else 0
-        out.append(Count(f"attempt {number}", said[0] if said else None, copies))
+        pieces = t.attempt.pieces_said if t.attempt.step.pieces else None
+        if pieces is not None:
+            out.append(Count(f"{PIECES} ({pieces[0]} times in {pieces[1]})", said[0] if said else None,
+                             pieces[0] if copies else 0))
+        elif not t.attempt.step.pieces:
+            out.append(Count(f"attempt {number}", said[0] if said else None, copies))
     return out
 
 
@@ -144,7 +146,7 @@ def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
     """The accepted answer once the evidence confirms one, else None (ask again). A
     repeated unit that is no word of the transcript's language is never confirmed, and
     the word itself needs a second witness as its count does (``namers``): the audio's
-    rhythm and period count copies of any sound, so "c" x15 for "sí" x15 matched both.
+    recurrence and period count copies of any sound, so "c" x15 for "sí" x15 matched both.
     ``original``: the units the input's own loops repeat."""
     last = tried[-1]
     if not last.usable:
@@ -164,7 +166,10 @@ def decide(tried: tuple[Tried, ...], heard: Heard, evidence: EvidenceConfig,
     agree = [c for c in evidence_lines if _agree(c.copies, copies, evidence) and c.copies]
     disagree = [c for c in evidence_lines if c not in agree]
     named = namers(tried, unit, original, evidence) if unit else []
-    if len(agree) >= 2 and len(agree) > len(disagree) and (not unit or len(named) >= 2):
+    # The pieces read every copy the recurrence cut: where they count otherwise, the cuts
+    # the count stands on are in doubt, whatever else agrees with it.
+    contested = any(c.source.startswith(PIECES) for c in disagree)
+    if len(agree) >= 2 and len(agree) > len(disagree) and not contested and (not unit or len(named) >= 2):
         word = f", the word by {' and '.join(named)}" if unit else ""
         return Decision(len(tried) - 1, f"accepted: {unit or 'it'} x{copies}, confirmed by "
                                         f"{' and '.join(c.source for c in agree)}{word}; "

@@ -59,6 +59,8 @@ class JournalEntry:
         seconds_sent: audio sent when it is not the clip once a request (pieces).
         pieces, named, unusable: a pieces step's requests, how the word was named, or why
             its answers were unusable.
+        said, copies: how many times a pieces step's ``copies`` pieces of the repeated
+            stretch said the named word, all pieces counted (the decoder's own count).
     """
 
     span: str
@@ -78,6 +80,8 @@ class JournalEntry:
     pieces: int | None = None
     named: str | None = None
     unusable: str | None = None
+    said: int | None = None
+    copies: int | None = None
 
     def to_json(self) -> dict:
         """The journal line: the fields that are set."""

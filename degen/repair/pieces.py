@@ -1,6 +1,6 @@
 """Pieces: decode a span whose audio repeats one word as several short requests.
 
-When the audio itself says a word again and again (``rhythm.find_repetition``), a decoder
+When the audio itself says a word again and again (``recurrence.find_repetition``), a decoder
 given the whole clip hears one sound many times and loops on it at any temperature. The
 "pieces" step sends instead:
 
@@ -27,7 +27,7 @@ from ..model import Segment, Span
 from .evidence import EvidenceConfig, claims, folded
 from .journal import JournalEntry
 from .policy import Step
-from .rhythm import Repetition
+from .recurrence import Repetition
 from .send import Sender, Sent
 from .splice import parse_candidate
 
@@ -62,25 +62,6 @@ def parts(clip: Span, repetition: Repetition) -> list[Part]:
     return out
 
 
-def by_words(repetition: Repetition, unit: str) -> Repetition:
-    """The repetition regrouped into copies of the loop's unit, where the unit's syllables
-    are known (CJK: one per character) and the audio's copies are a whole fraction of it:
-    就是 found as a run of one-syllable copies (就, 是 alike enough to pass as one sound)
-    is sent one 就是 per piece, and a copy left over at the end (就 without its 是) goes
-    to the part after, which hears the next word whole."""
-    key = _key(unit)
-    words = cjk_count(key)
-    if not key or words != len(key) or words <= repetition.syllables or words % repetition.syllables:
-        return repetition
-    group = words // repetition.syllables
-    copies = repetition.copies // group
-    if copies < 2:
-        return repetition
-    bounds = [repetition.start, *repetition.cuts, repetition.end]
-    edges = bounds[: copies * group + 1: group]
-    return Repetition(edges[0], edges[-1], copies, words, tuple(edges[1:-1]))
-
-
 def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, clip: Span,
                 repetition: Repetition, budget, loop_units: tuple[str, ...] = (),
                 voiced: Callable[[Span], float] | None = None) -> Sent:
@@ -91,7 +72,6 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
         return sender.replayable(part_key).get(number) or \
             sender.send(transcriber, part_key, number, step, part.span, budget(part.span.duration))
 
-    repetition = by_words(repetition, loop_units[0] if loop_units else "")
     todo = [p for p in parts(clip, repetition) if p.piece or voiced is None or voiced(p.span) >= LEAST_VOICED]
     # Sent together (the sender bounds what is in flight): a server batches short clips.
     with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
@@ -105,11 +85,12 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     if errors:
         return Sent(entry.with_(error=errors[0]))  # not journaled: the failed part is retried, the others replayed
     try:
-        body, named = joined(clip, sents, loop_units, repetition.syllables)
-        entry = entry.with_(body=body, named=named)
+        body, named = joined(clip, sents, loop_units)
+        entry = entry.with_(body=body, named=named.why if named else None, said=named.copies if named else None,
+                            copies=named.of if named else None)
         if named is None:
-            # The copies are one sound said again (rhythm); answers naming it several ways
-            # show the decoder could not tell what it is, and any one of them may be a
+            # The copies are one sound said again (recurrence); answers naming it several
+            # ways show the decoder could not tell what it is, and any one of them may be a
             # deletion of the real word.
             entry = entry.with_(body="", unusable=f"the {repetition.copies} pieces of one repeated word do not "
                                                   f"agree on what it is")
@@ -127,14 +108,14 @@ def pieces_note(entry: JournalEntry) -> str | None:
     return f"{entry.pieces} requests; {said}"
 
 
-def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
-           syllables: int = 1) -> tuple[str, str | None]:
+def joined(clip: Span, sents: list[tuple[Part, Sent]],
+           loop_units: tuple[str, ...] = ()) -> tuple[str, "Named | None"]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept)."""
     parsed = [(part, _segments(part.span, parse_candidate(sent.entry.body, sent.entry.format)))
               for part, sent in sents]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
-    joined_stretch, named = _one(stretch, loop_units, syllables) if stretch else (None, None)
+    joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)
     if named is not None and joined_stretch is not None:
         around = " ".join(seg.text for part, segments in parsed if not part.piece for seg in segments)
         if _goes_on(around, joined_stretch.text):
@@ -168,17 +149,17 @@ def _segments(span: Span, candidate) -> list[Segment]:
                     s.speaker, s.text, s.closed) for s in candidate]
 
 
-def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
-         syllables: int = 1) -> tuple[Segment, str | None]:
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...]) -> tuple[Segment, "Named | None"]:
     """The pieces of the repeated stretch as one segment, and how its word was named: a
     segment per piece would read as a run of identical segments, which is what a segment
-    loop looks like. Named, the stretch says the word once per copy the rhythm cut; the
-    pieces' own texts (a piece that looped or was cut included) were only votes. So a
-    pieces answer's count is the rhythm's: it is no second line of evidence on the count
-    (``decide``), and Whisper says one word for a piece that holds two copies."""
+    loop looks like. Named, the stretch says the word once per copy the recurrence cut;
+    the pieces' own texts (a piece that looped or was cut included) were only votes. The
+    count is the recurrence's; how many pieces said the word exactly once is what the
+    decoder adds to it (``decide``): a cut that split a copy, or held two, shows there."""
     texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
-    word, why = name(texts, loop_units)
-    texts = [word] * copies_of(word, len(texts), syllables) if word else [t for t in texts if t]
+    named = name(texts, loop_units)
+    word = named.word if named else None
+    texts = [word] * len(texts) if word else [t for t in texts if t]
     body = ""
     for k, text in enumerate(texts):
         piece = text if k == len(texts) - 1 else _END.sub("", text)
@@ -187,20 +168,7 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
         body += piece
     speaker = next((s.speaker for _, segs in stretch for s in segs if s.speaker), None)
     closed = bool(word) or all(s.closed for _, segs in stretch for s in segs)
-    return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed), why
-
-
-def copies_of(word: str, pieces: int, syllables: int) -> int:
-    """How many times ``word`` was said over ``pieces`` copies of a ``syllables``-syllable
-    unit. A CJK character is one syllable, so a word of two characters found as a run of
-    one-syllable units (就, 是, 就, 是: alike enough to pass as one sound) was said half as
-    many times; other scripts give no reliable syllable count from text, and count as one
-    copy per piece."""
-    key = _key(word)
-    chars = cjk_count(key)
-    if not key or chars != len(key) or chars == syllables:
-        return pieces
-    return max(1, round(pieces * syllables / chars))
+    return Segment(Span(stretch[0][0].start, stretch[-1][0].end), speaker, body, closed), named
 
 
 def _key(text: str) -> str:
@@ -209,17 +177,43 @@ def _key(text: str) -> str:
 
 def _says(piece: str, unit: str) -> bool:
     """Whether a piece's answer is the unit, or the unit with its end clipped: a piece is
-    cut at the dip before the next copy, and a word ending in a stop has its closure there,
-    so its release may fall in the next piece ("wait" -> "way"). The beginning is what the
-    piece heard whole: the first two letters, or the first character of a CJK word."""
+    cut at the quiet before the next copy, and a word ending in a stop has its closure
+    there, so its release may fall in the next piece ("wait" -> "way"). The beginning is
+    what the piece heard whole: its first two letters; a clipped word is no longer than the
+    word ("wait wait" is two copies, not one). A CJK character is a syllable of its own,
+    never a clipped end: 谢 said for a piece is 谢, not 谢谢."""
     if piece == unit:
         return True
-    head = 1 if cjk_count(unit[:1]) else 2
-    return len(unit) > head and len(piece) >= head and piece[:head] == unit[:head]
+    return not cjk_count(unit[:1]) and 2 <= len(piece) <= len(unit) and len(unit) > 2 and piece[:2] == unit[:2]
 
 
-def name(texts: list[str], loop_units: tuple[str, ...]) -> tuple[str | None, str | None]:
-    """The word most pieces say, when more than half say it; (None, None) otherwise.
+@dataclass(frozen=True)
+class Named:
+    """The word the pieces of a repeated stretch agree on: ``said`` of the ``of`` pieces
+    said it exactly once; ``copies`` times in all, every piece counted (a piece that said
+    it twice counts two, one that said something else none)."""
+
+    word: str
+    said: int
+    of: int
+    copies: int
+
+    @property
+    def why(self) -> str:
+        return f"{self.word!r}, said by {self.said} of {self.of} pieces ({self.copies} times in all)"
+
+
+def _times(piece: str, unit: str) -> int:
+    """How many times a piece's answer says ``unit``: once where ``_says`` hears it, else
+    the copies of it written in a row ("waitwait": 2)."""
+    if _says(piece, unit):
+        return 1
+    copies = len(piece) // len(unit) if unit else 0
+    return copies if copies and piece == unit * copies else 0
+
+
+def name(texts: list[str], loop_units: tuple[str, ...]) -> Named | None:
+    """The word most pieces say, when more than half say it; None otherwise.
 
     Each piece holds one copy of the same sound, so the copies have one name. A piece
     says the loop's unit when its answer is that unit or its beginning (``_says``: a copy
@@ -231,18 +225,18 @@ def name(texts: list[str], loop_units: tuple[str, ...]) -> tuple[str | None, str
     loops = [(_key(u), u.strip(" ,.，。、")) for u in loop_units if _key(u)]
     candidates = dict.fromkeys([k for k, _ in loops] + [k for k in keys if k])
     if not candidates:
-        return None, None
+        return None
     loop_keys = {k for k, _ in loops}
     # a loop's unit is said by its clipped beginning too; a piece's answer only by itself
     support = {c: sum(_says(k, c) if c in loop_keys else k == c for k in keys) for c in candidates}
     top = max(support.values())
     if top * 2 <= len(keys):
-        return None, None
+        return None
     tied = [c for c in candidates if support[c] == top]
     loop_names = {k: text for k, text in loops}
     chosen = next((c for c in tied if c in loop_names), None) or max(tied, key=keys.count)
     word = loop_names.get(chosen) or _END.sub("", next(t for t, k in zip(texts, keys) if k == chosen))
-    return word, f"{word!r}, said by {top} of {len(keys)} pieces"
+    return Named(word, top, len(keys), sum(_times(k, chosen) for k in keys))
 
 
 def _markup(seg: Segment, origin: float) -> str:

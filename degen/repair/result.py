@@ -33,6 +33,8 @@ class Attempt:
             (a pieces step sends its clip in several parts).
         pieces: for a pieces step, how many requests it took and how the repeated word was
             named (or why the pieces were unusable).
+        pieces_said: for a pieces step, (times the pieces said the named word, all
+            counted; pieces of the repeated stretch).
         seed: the seed sent, where the server applies one.
     """
 
@@ -51,6 +53,7 @@ class Attempt:
     seconds_sent: float | None = None
     pieces: str | None = None
     seed: int | None = None
+    pieces_said: tuple[int, int] | None = None
 
     @property
     def seconds(self) -> float:

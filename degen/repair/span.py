@@ -21,7 +21,7 @@ from .pieces import pieces_note, send_pieces
 from .plan import RepairSpan
 from .policy import Step
 from .result import Attempt, Outcome, Status
-from .rhythm import Repetition
+from .recurrence import Repetition
 from .send import BudgetSpent, Sender, Sent
 from .splice import Placed, parse_candidate, place
 
@@ -38,7 +38,7 @@ class SpanRepair:
         prior: segments repaired just before it in the same stretch (they count as clean).
         early: the first request (its number, its answer to come, the step as sent), sent
             ahead with the other spans of the stretch.
-        repetition: where the span's audio repeats one word (``rhythm``), or None.
+        repetition: where the span's audio repeats one word (``recurrence``), or None.
     """
 
     def __init__(self, scope: Scope, sender: Sender, rs: RepairSpan, transcriber, journaled: dict[int, Sent],
@@ -161,8 +161,8 @@ class SpanRepair:
             last = self.tried[-1].attempt.verdict
             return f"no answer was faithful ({last.reason if last else 'no answer'})"
         if self.heard.any:
-            counts = [f"{n} by its {how}" for how, n in (("rhythm", self.repetition.copies if self.repetition else None),
-                                                         ("period", self.heard.period)) if n is not None]
+            counts = [f"{n} by its {how}" for how, n in (("recurrence", self.repetition.copies if self.repetition
+                                                          else None), ("period", self.heard.period)) if n is not None]
             return f"no two lines of evidence agree on the count (the audio repeats one sound {' and '.join(counts)})"
         return "no two answers agree on the count of the repetition"
 
@@ -225,7 +225,8 @@ def sent_attempt(step: Step, sent: Sent) -> Attempt:
     entry = sent.entry
     return Attempt(step, sent.clip, entry.server, entry.token_budget, None, requests_sent=sent.requests,
                    replayed=sent.replayed, refused=entry.refused, seconds_sent=entry.seconds_sent,
-                   pieces=pieces_note(entry), seed=entry.seed)
+                   pieces=pieces_note(entry), seed=entry.seed,
+                   pieces_said=(entry.said, entry.copies) if entry.copies and entry.said is not None else None)
 
 
 def attempts_of(tried) -> tuple[Attempt, ...]:

@@ -142,7 +142,7 @@ def wait_session(tmp_path):
 def test_real_repetition_is_speech_once_a_second_answer_confirms_its_count(wait_session):
     """x10 is flagged as a loop by the scan; a closed answer whose copies fit the voiced
     time at a rate people speak is speech, but its count is confirmed only by a second
-    line of evidence: the session's audio is noise (no rhythm to count), so a second answer
+    line of evidence: the session's audio is noise (no recurrence to count), so a second answer
     with other settings is asked for, and the two agree."""
     wav, session = wait_session
     with TestServer(session) as server:
