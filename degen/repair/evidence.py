@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 
 from ..detect import DEFAULT, DetectConfig, analyze
 from ..detect.tokens import content
-from ..detect.script import cjk_count, speech_units
+from ..detect.script import cjk_count, kana_count, speech_units
 from ..model import Span, Transcript
 from .language import Language, foreign
 
@@ -78,9 +78,9 @@ class EvidenceConfig:
         max_spoken_unit: the longest unit (words, or CJK graphemes) people repeat on
             purpose many times over: "no", "wait", "thank you", 然后, 对不起. A
             sentence said x15 is a loop whatever the time; so is one of 5 words.
-        count_tolerance: two lines of evidence on a repetition (the audio's rhythm, an
-            answer) agree when their counts differ by at most this share of the larger, or
-            by one copy: the rhythm may miss the first or last copy (said louder, trailing
+        count_tolerance: two lines of evidence on a repetition (the audio's recurrence,
+            an answer) agree when their counts differ by at most this share of the larger, or
+            by one copy: the recurrence may miss the first or last copy (said louder, trailing
             off). A tenth, as two answers were held to before: wider, and two wrong answers
             of a long run (x18, x21) pass for one count.
         vad: "energy" (numpy, the default) or "silero" (faster-whisper's model).
@@ -176,15 +176,16 @@ def density(text: str, config: DetectConfig, evidence: EvidenceConfig) -> tuple[
 def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT,
           evidence: EvidenceConfig = EvidenceConfig(), voiced: float | None = None,
           required: tuple[str, ...] = (), witnesses: tuple[str, ...] = (), unwritten: float = 0.0,
-          least_units: int = 0, language: "Language | None" = None) -> Verdict:
+          least_units: int = 0, language: "Language | None" = None, recurs: int = 0) -> Verdict:
     """Judge text that stands for ``seconds`` of audio, ``voiced`` of them voiced.
 
     ``required`` are texts the answer must keep, every one; ``witnesses`` clean speech
     around the span that the clip holds, of which it must reproduce ``witness_share``;
     ``unwritten`` the longest voiced stretch no segment of the answer is stamped over;
-    ``least_units`` the copies of one word the audio repeats (``rhythm``): each is a word
+    ``least_units`` the copies of one word the audio repeats (``recurrence``): each is a word
     or a syllable at least, so fewer units written is a deletion whatever the rate says;
-    ``language`` the run's pinned language, which the answer must be written in.
+    ``language`` the run's pinned language, which the answer must be written in;
+    ``recurs`` the copies of one unit the audio of the clip repeats (``spoken``).
     Without ``voiced`` only the loop detectors and the density over ``seconds`` speak
     (how the original is judged).
     """
@@ -196,7 +197,7 @@ def judge(transcript: Transcript, seconds: float, config: DetectConfig = DEFAULT
     analysis = analyze(transcript, config)
     loops = [f for f in analysis.findings if f.is_loop and f.at_least(config.fail_on)]
     repeats = tuple((folded(f.unit or ""), int(f.count or 0)) for f in loops)
-    if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence, config):
+    if loops and not unclosed and spoken(loops, units, (slowest, fastest), voiced, evidence, config, recurs):
         reasons += [f"{f.unit} x{f.count} fits {voiced:.1f}s of voiced audio: speech" for f in loops[:2]]
     elif loops:
         problems.append(Problem.LOOP)
@@ -297,7 +298,9 @@ def runs(tokens: list[str], evidence: EvidenceConfig, least: int) -> list[tuple[
     another (the run covering more tokens wins; a unit that is itself a repeat, "no no",
     loses to the shorter one that covers as much)."""
     found = []
-    for size in range(1, evidence.max_spoken_unit + 1):
+    # Kana weigh half (``unit_size``): a unit in kana may hold twice the tokens.
+    longest = evidence.max_spoken_unit * (2 if any(kana_count(t) for t in tokens[:64]) else 1)
+    for size in range(1, longest + 1):
         # One pass per unit size (a loop answer runs to thousands of units): ``run``
         # positions in a row equal to the one ``size`` later make (run + size) // size copies.
         run = 0
@@ -307,8 +310,10 @@ def runs(tokens: list[str], evidence: EvidenceConfig, least: int) -> list[tuple[
             if not same and run:
                 copies = (run + size) // size
                 first = i - run
-                if copies >= least:
-                    found.append((first, tuple(tokens[first:first + size]), copies))
+                unit = tuple(tokens[first:first + size])
+                if copies >= least and (size <= evidence.max_spoken_unit or
+                                        unit_size("".join(unit)) <= evidence.max_spoken_unit):
+                    found.append((first, unit, copies))
                 run = 0
     kept: list[tuple[int, tuple[str, ...], int]] = []
     for first, unit, copies in sorted(found, key=lambda r: (-len(r[1]) * r[2], len(r[1]))):
@@ -318,20 +323,38 @@ def runs(tokens: list[str], evidence: EvidenceConfig, least: int) -> list[tuple[
     return sorted(kept)
 
 
+def unit_size(unit: str) -> float:
+    """A repeated unit's length in speech units (words, or CJK graphemes), a kana counting
+    as detection's ``kana_weight``: a kana is a mora, about half a Mandarin syllable in what
+    it carries, so ありがとう (five kana) weighs as much as a Mandarin word of two or three
+    syllables, one people do repeat."""
+    units = amount(unit, None, EvidenceConfig())[0]
+    return units - (1 - DEFAULT.kana_weight) * kana_count(unit)
+
+
 def content_words(text: str) -> list[str]:
     return [w for w in (content(w) for w in text.split()) if w]
 
 
+def counts_agree(a: int, b: int, evidence: EvidenceConfig) -> bool:
+    """Two counts of one repetition agree: within ``count_tolerance`` of the larger, or one."""
+    return abs(a - b) <= max(1, evidence.count_tolerance * max(a, b))
+
+
 def spoken(loops, units: int, band: tuple[float, float], voiced: float | None, evidence: EvidenceConfig,
-           config: DetectConfig) -> bool:
+           config: DetectConfig, recurs: int = 0) -> bool:
     """Whether the repetitions found in a closed answer are speech rather than a loop: with
     voiced time known, every count is one a person says on purpose and the answer's units
     (the copies among them) fit the voiced time at a rate a speaker holds. A loop the
-    decoder ran into either runs to the cap or writes more than the time holds."""
+    decoder ran into either runs to the cap or writes more than the time holds.
+    A unit longer than people usually repeat is speech too where the audio itself says it
+    ``recurs`` times and the answer's count agrees: then the count is the audio's, not the
+    decoder's."""
     if voiced is None or voiced < evidence.min_voiced_seconds:
         return False
     slowest, fastest = band
-    short = all(0 < amount(f.unit or "", None, evidence)[0] <= evidence.max_spoken_unit for f in loops)
+    short = all(0 < unit_size(f.unit or "") <= evidence.max_spoken_unit
+                or (recurs and counts_agree(int(f.count or 0), recurs, evidence)) for f in loops)
     return short and all(0 < int(f.count or 0) <= evidence.max_speech_repeats for f in loops) and \
         slowest * voiced <= units <= fastest * voiced
 

@@ -1,6 +1,7 @@
 """Period: a second, independent count of a word the audio repeats.
 
-``rhythm`` counts copies by the dips between syllables; this counts them by how the sound
+``recurrence`` counts copies by the peaks of each frame's row of the self-similarity
+matrix; this counts them by how the sound
 matches itself one copy later. A word said again and again makes every frame (its
 spectrum's shape and level, every 10 ms) match the frame one period later, over the whole
 stretch, better than it matches frames at other distances; ordinary speech does that

@@ -24,7 +24,8 @@ from typing import Callable
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
-from .evidence import EvidenceConfig, claims, folded
+from ..detect import DEFAULT
+from .evidence import EvidenceConfig, claims, density, folded
 from .journal import JournalEntry
 from .policy import Step
 from .recurrence import Repetition
@@ -85,7 +86,7 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     if errors:
         return Sent(entry.with_(error=errors[0]))  # not journaled: the failed part is retried, the others replayed
     try:
-        body, named = joined(clip, sents, loop_units)
+        body, named = joined(clip, sents, loop_units, voiced)
         entry = entry.with_(body=body, named=named.why if named else None, said=named.copies if named else None,
                             copies=named.of if named else None)
         if named is None:
@@ -108,20 +109,26 @@ def pieces_note(entry: JournalEntry) -> str | None:
     return f"{entry.pieces} requests; {said}"
 
 
-def joined(clip: Span, sents: list[tuple[Part, Sent]],
-           loop_units: tuple[str, ...] = ()) -> tuple[str, "Named | None"]:
+def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
+           voiced: Callable[[Span], float] | None = None) -> tuple[str, "Named | None"]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
-    repeated word was named (None when the pieces' own words were kept)."""
+    repeated word was named (None when the pieces' own words were kept). A part around
+    the stretch whose answer writes more than its voiced audio holds at the fastest rate
+    people speak is left out: given the tail of the last copy (0.2 s), Whisper base wrote
+    "Ich bin jetzt bei der" after a German "ja" x12."""
     parsed = [(part, _segments(part.span, parse_candidate(sent.entry.body, sent.entry.format)))
               for part, sent in sents]
+    if voiced is not None:
+        parsed = [(part, segments) for part, segments in parsed
+                  if part.piece or not _made_up(" ".join(s.text for s in segments), voiced(part.span))]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
     joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)
     if named is not None and joined_stretch is not None:
         around = " ".join(seg.text for part, segments in parsed if not part.piece for seg in segments)
         if _goes_on(around, joined_stretch.text):
-            # The word said again outside the stretch: the rhythm found only part of the
+            # The word said again outside the stretch: the recurrence found only part of the
             # repetition, and its count (the pieces') is short.
-            raise FormatError("the audio goes on repeating the word past the stretch the rhythm found")
+            raise FormatError("the audio goes on repeating the word past the stretch the recurrence found")
     out: list[Segment] = []
     for part, segments in parsed:  # the pieces are consecutive: one segment where they stand
         if not part.piece:
@@ -130,6 +137,13 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]],
             out.append(joined_stretch)
             joined_stretch = None
     return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
+
+
+def _made_up(text: str, voiced: float) -> bool:
+    """Whether ``text`` holds more speech units than ``voiced`` seconds hold at the fastest
+    rate no speaker exceeds (one unit at least: a syllable's worth of sound is a word)."""
+    units, fastest, _ = density(text, DEFAULT, EvidenceConfig())
+    return units > max(1.0, fastest * voiced)
 
 
 def _goes_on(around: str, stretch: str) -> bool:

@@ -26,7 +26,7 @@ class Step:
             (``servers``: SGLang-Omni 0.1.9 drops it for Whisper); elsewhere the step runs
             without it, or is skipped where that repeats a step already tried.
         context: seconds of audio before the span to send too; their text is dropped.
-        pieces: where the audio repeats one word (``rhythm.find_repetition``), send the
+        pieces: where the audio repeats one word (``recurrence.find_repetition``), send the
             repeated stretch as short pieces cut between its copies, and the rest of the
             clip around it as requests of their own (``pieces.py``); a span whose audio
             does not repeat skips this step.
@@ -87,7 +87,7 @@ def format_schedule(steps) -> str:
 #
 # A span whose audio itself repeats one word starts with pieces: re-decoded whole, real
 # repeated speech loops again at most settings, while pieces of one copy each cannot loop;
-# their count is the rhythm's, confirmed by the period or a whole answer (``decide``).
+# their count is the recurrence's, confirmed by the pieces, the period or a whole answer (``decide``).
 # Written once, as text, in ``options.SCHEDULE``: the command line shows it without
 # loading this module.
 ESCALATION = parse_schedule(SCHEDULE)

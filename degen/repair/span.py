@@ -115,14 +115,15 @@ class SpanRepair:
         # degenerated, and clean speech in the padding or anchors that the answer does not
         # reproduce means it did not transcribe this audio.
         witnesses = clean_texts(scope.original, clip, scope.flagged, outside=rs.core) + clean_texts(self.prior, clip)
+        recurs = self.repetition.copies if self.repetition is not None else 0
         whole = judge(candidate, clip.duration, config, evidence, voiced=scope.voiced(clip), witnesses=witnesses,
-                      language=scope.language)
+                      language=scope.language, recurs=recurs)
         unwritten = longest_unwritten(self.core_voiced, [s.span for s in placed.segments], evidence.stamp_slack) \
             if candidate.timed else 0.0  # an untimed answer is spread over the clip: nothing to compare
         kept = judge(Transcript(placed.segments), rs.core.duration, config, evidence,
                      voiced=self.voiced, unwritten=unwritten,
                      required=clean_texts(scope.original, rs.core, scope.flagged),
-                     least_units=self.repetition.copies if self.repetition is not None else 0)
+                     least_units=recurs, recurs=recurs)
         return base.with_(verdict=combine(whole, kept)), placed
 
     def finish(self, decision: Decision) -> Outcome:

@@ -6,6 +6,7 @@
     python -m degen.testing serve  --decoder whisper --model base --language zh
     python -m degen.testing serve  --decoder replay --recording fixtures/audio/replay.tiny_en.json
     python -m degen.testing record --model tiny.en composite no_x15   # greedy transcripts + replay
+    python -m degen.testing record --keep-greedy --model base --language zh zh_ranhou   # replay only
     python -m degen.testing serve  --decoder whisper --dialect vllm-0.32   # answer as vLLM 0.32 does
 """
 
@@ -49,6 +50,8 @@ def main(argv=None) -> int:
     record.add_argument("--language", help="base: the fixtures' language")
     record.add_argument("--seed", type=int, default=0)
     record.add_argument("--audio-dir", type=Path, default=Path("fixtures/audio"))
+    record.add_argument("--keep-greedy", action="store_true",
+                        help="keep the committed greedy transcripts; record only the repair's answers")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--port-file", type=Path, help="write the bound port here once listening")
     serve.add_argument("--loop-probability", type=float, default=0.0)
@@ -84,7 +87,7 @@ def _record(args, parser) -> int:
     tag = args.model.replace(".", "_")
     decoder = _whisper(parser, seed=args.seed, model=args.model, language=args.language)
     key = f"{tag}.{decoder.language}" if args.model != "tiny.en" and decoder.language else tag
-    entry = record(args.names, decoder, args.audio_dir, tag, f"replay.{key}.json")
+    entry = record(args.names, decoder, args.audio_dir, tag, f"replay.{key}.json", args.keep_greedy)
     manifest = args.audio_dir / "recordings.json"
     known = orjson.loads(manifest.read_bytes()) if manifest.exists() else {}
     known[key] = entry

@@ -97,11 +97,16 @@ class ReplayDecoder:
         return to_markup(found, max_new_tokens, samples.size / rate)
 
 
-def record(names: list[str], decoder, audio_dir: Path, tag: str, replay_name: str) -> dict:
+def record(names: list[str], decoder, audio_dir: Path, tag: str, replay_name: str,
+           keep_greedy: bool = False) -> dict:
     """Decode each ``NAME.wav`` of ``audio_dir`` greedily in one request, as a user would
     have, and save the answer as ``NAME.TAG.greedy.json``; then run ``degen.fix`` on each with
     its default policy against the same model and save every answer the repair asked for as
-    ``replay_name``. Returns the manifest entry (model, versions, files)."""
+    ``replay_name``. Returns the manifest entry (model, versions, files).
+
+    ``keep_greedy``: keep the committed greedy transcripts and record only the repair's
+    answers (after a change to what the repair asks for: whether greedy decoding loops
+    depends on the CPU, and a machine where it does not would lose the fixture)."""
     import degen
     from ..model import Span
     from ..repair.audio import Audio
@@ -111,12 +116,14 @@ def record(names: list[str], decoder, audio_dir: Path, tag: str, replay_name: st
     files = {}
     with TestServer(recorder) as server:
         for name in names:
-            audio = Audio.open(audio_dir / f"{name}.wav")
-            reply = HttpTranscriber(server.url).transcribe(Request(audio.clip(Span(0, audio.duration)), 0.0, 4096))
             greedy = audio_dir / f"{name}.{tag}.greedy.json"
-            _write_atomic(greedy, orjson.dumps(orjson.loads(reply.text), option=orjson.OPT_INDENT_2) + b"\n")
             wav = (audio_dir / f"{name}.wav").read_bytes()
             files[name] = {"greedy": greedy.name, "wav_sha256": hashlib.sha256(wav).hexdigest()}
+            if keep_greedy and greedy.exists():
+                continue
+            audio = Audio.open(audio_dir / f"{name}.wav")
+            reply = HttpTranscriber(server.url).transcribe(Request(audio.clip(Span(0, audio.duration)), 0.0, 4096))
+            _write_atomic(greedy, orjson.dumps(orjson.loads(reply.text), option=orjson.OPT_INDENT_2) + b"\n")
         for name in names:
             degen.fix(audio_dir / files[name]["greedy"], audio=audio_dir / f"{name}.wav", transcriber=server.url)
     about = {**decoder.describe(), "recorded": sorted(files)}

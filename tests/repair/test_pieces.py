@@ -230,6 +230,68 @@ def test_pieces_that_do_not_each_say_the_word_once_are_no_line(tmp_path):
     assert result.seconds_decoded <= result.audio_seconds + 1e-6
 
 
+class _Misnaming(_Decoder):
+    """Says the word for most pieces and another word for the rest, as tiny.en said "go"
+    for 9 of 15 pieces of "no" (and the input's own loop said "go")."""
+
+    def transcribe(self, request):
+        answer = super().transcribe(request)
+        if len(self.clips) % 3 == 0 and "Wait." in answer.text:
+            answer.text = answer.text.replace("Wait.", "Weight.")
+        return answer
+
+
+def test_pieces_that_name_the_word_in_only_some_copies_contest_the_count(tmp_path):
+    """Pieces that say the word fewer times than the recurrence cut it: the others said
+    something else, maybe the word really said. The count is in doubt, never confirmed."""
+    wav, looping, seconds = _wait_file(tmp_path)
+    result = degen.fix(looping, audio=wav, transcriber=_Misnaming(), concurrency=1)
+    (outcome,) = result.outcomes
+    assert outcome.status == "unresolved" and outcome.placed is None
+    assert " ".join(s.text for s in result.transcript).lower().count("wait") == 112  # kept as it was
+
+
+def test_a_sentence_written_over_a_sliver_of_sound_is_left_out():
+    """The part after the stretch holds 0.2 s of sound (the last copy's tail): an answer of
+    five words there is made up (Whisper base wrote "Ich bin jetzt bei der" after German
+    "ja" x12), while a sentence over the time it needs is kept."""
+    clip = Span(10.0, 14.0)
+    rep = Repetition(11.0, 13.0, 4, (11.5, 12.0, 12.5))
+    texts = ["Before it.", "Ja.", "Ja.", "Ja.", "Ja.", "Ich bin jetzt bei der."]
+    sents = [(p, _sent(t, p.span)) for p, t in zip(parts(clip, rep), texts)]
+    sliver = lambda span: 0.2 if span.start >= 13.0 else span.duration  # noqa: E731
+    body, _ = joined(clip, sents, ("ja",), sliver)
+    text = " ".join(s.text for s in degen.read_text(body))
+    assert "Ich bin" not in text and text.lower().count("ja") == 4
+    assert text.startswith("Before it.")  # the part before holds the time its words need
+    body, _ = joined(clip, sents, ("ja",), lambda span: span.duration)
+    assert "Ich bin jetzt bei der" in body
+
+
+def test_a_kana_word_is_a_unit_people_repeat():
+    """A kana is a mora, about half a Mandarin syllable: ありがとう (five kana) said twelve
+    times is a word said again, claimed and judged by its count, as 然后 x10 is; a clause
+    of ten kana is not a unit people repeat."""
+    from degen.repair.evidence import EvidenceConfig, claims, unit_size
+    evidence = EvidenceConfig()
+    assert claims("ありがとう" * 12 + " おはようございます", evidence) == (("ありがとう", 12),)
+    assert claims("然后" * 10, evidence) == (("然后", 10),)
+    assert unit_size("ありがとう") < unit_size("ありがとうございます") and \
+        not claims("ありがとうございます" * 3, evidence)
+
+
+def test_a_repetition_the_audio_counts_is_speech_whatever_its_length():
+    """A unit longer than people usually repeat, written as often as the audio's recurrence
+    counts it and at a rate a speaker holds, is speech; the same text is a loop without the
+    audio's count, or with another."""
+    from degen.model import Segment, Transcript
+    from degen.repair.evidence import Problem, judge
+    answer = Transcript((Segment(Span(0.0, 9.0), "S01", "ありがとうございます" * 8),), "moss")
+    assert Problem.LOOP in judge(answer, 9.0, voiced=8.5).problems
+    assert Problem.LOOP in judge(answer, 9.0, voiced=8.5, recurs=16).problems
+    assert Problem.LOOP not in judge(answer, 9.0, voiced=8.5, recurs=8).problems
+
+
 class _Counting(_Decoder):
     """Says the word once for a short clip, and ten times for a whole one."""
 
