@@ -21,10 +21,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
+from ..detect import DEFAULT, DetectConfig
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
-from ..detect import DEFAULT
 from .evidence import EvidenceConfig, claims, density, folded
 from .journal import JournalEntry
 from .policy import Step
@@ -65,9 +65,10 @@ def parts(clip: Span, repetition: Repetition) -> list[Part]:
 
 def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, clip: Span,
                 repetition: Repetition, budget, loop_units: tuple[str, ...] = (),
-                voiced: Callable[[Span], float] | None = None) -> Sent:
+                voiced: Callable[[Span], float] | None = None, config: DetectConfig = DEFAULT) -> Sent:
     """Send every part (each journaled under its own key, so an interrupted step resumes
-    part by part), then journal and return the joined answer as the step's."""
+    part by part), then journal and return the joined answer as the step's. ``config``:
+    the run's detection settings (the fastest rates a speaker holds)."""
     def one(k: int, part: Part) -> Sent:
         part_key = f"{key}~{k}"
         return sender.replayable(part_key).get(number) or \
@@ -86,7 +87,7 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     if errors:
         return Sent(entry.with_(error=errors[0]))  # not journaled: the failed part is retried, the others replayed
     try:
-        body, named = joined(clip, sents, loop_units, voiced)
+        body, named = joined(clip, sents, loop_units, voiced, config)
         entry = entry.with_(body=body, named=named.why if named else None, said=named.copies if named else None,
                             copies=named.of if named else None)
         if named is None:
@@ -110,7 +111,7 @@ def pieces_note(entry: JournalEntry) -> str | None:
 
 
 def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ...] = (),
-           voiced: Callable[[Span], float] | None = None) -> tuple[str, "Named | None"]:
+           voiced: Callable[[Span], float] | None = None, config: DetectConfig = DEFAULT) -> tuple[str, "Named | None"]:
     """One MOSS-markup answer for the clip, times relative to its start, and how the
     repeated word was named (None when the pieces' own words were kept). A part around
     the stretch whose answer writes more than its voiced audio holds at the fastest rate
@@ -120,7 +121,7 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
               for part, sent in sents]
     if voiced is not None:
         parsed = [(part, segments) for part, segments in parsed
-                  if part.piece or not _made_up(" ".join(s.text for s in segments), voiced(part.span))]
+                  if part.piece or not _made_up(" ".join(s.text for s in segments), voiced(part.span), config)]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
     joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)
     if named is not None and joined_stretch is not None:
@@ -139,10 +140,10 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
     return "".join(_markup(seg, clip.start) for seg in out if _key(seg.text)), named
 
 
-def _made_up(text: str, voiced: float) -> bool:
+def _made_up(text: str, voiced: float, config: DetectConfig) -> bool:
     """Whether ``text`` holds more speech units than ``voiced`` seconds hold at the fastest
     rate no speaker exceeds (one unit at least: a syllable's worth of sound is a word)."""
-    units, fastest, _ = density(text, DEFAULT, EvidenceConfig())
+    units, fastest, _ = density(text, config, EvidenceConfig())
     return units > max(1.0, fastest * voiced)
 
 

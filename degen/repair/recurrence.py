@@ -247,8 +247,8 @@ def _bounds(points: list[int], level: np.ndarray, counted: list[list[int]]) -> l
     phase alone in 230 (it cut "yes" and 好的 inside the word when the copies drift)."""
     outer = _folded(points, level)
     gap = float(np.median(np.diff(points)))
-    aligned = [c for c in counted if abs(float(np.median(np.subtract(c, points)))) < gap / 2] or [points]
-    cloud = np.array(aligned)  # chains x copies: where each copy's frames fall
+    # ``points`` is one of ``counted`` (offset 0): the cloud is never empty.
+    cloud = np.array([c for c in counted if abs(float(np.median(np.subtract(c, points)))) < gap / 2])
     cuts = []
     for k in range(len(points) - 1):
         lo, hi = int(cloud[:, k].max()), int(cloud[:, k + 1].min())

@@ -217,7 +217,7 @@ def send_step(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number:
     if step.pieces and repetition is not None:
         units = tuple(unit for unit, _ in sorted(original_verdict(scope, rs).repeats, key=lambda uc: -uc[1]))
         return send_pieces(sender, transcriber, rs.key, number, step, clip, repetition, scope.policy.token_budget,
-                           units, scope.voiced)
+                           units, scope.voiced, scope.policy.config)
     return sender.send(transcriber, rs.key, number, step, clip, scope.policy.token_budget(clip.duration))
 
 

@@ -205,14 +205,19 @@ def test_pieces_that_each_say_the_word_once_confirm_the_count(tmp_path):
     assert result.seconds_decoded <= result.audio_seconds + 1e-6  # the decode budget holds
 
 
-class _Splitting(_Decoder):
-    """Says the word twice for every other piece, as a decoder does for a piece that holds
-    two copies."""
+class _Mishearing(_Decoder):
+    """Says ``instead`` for every ``every``-th piece: "Wait, wait." as a decoder does for
+    a piece that holds two copies, or another word, as tiny.en said "go" for 9 of 15
+    pieces of "no" (and the input's own loop said "go")."""
+
+    def __init__(self, every: int, instead: str):
+        super().__init__()
+        self.every, self.instead = every, instead
 
     def transcribe(self, request):
         answer = super().transcribe(request)
-        if len(self.clips) % 2 == 0 and "Wait." in answer.text:
-            answer.text = answer.text.replace("Wait.", "Wait, wait.")
+        if len(self.clips) % self.every == 0 and "Wait." in answer.text:
+            answer.text = answer.text.replace("Wait.", self.instead)
         return answer
 
 
@@ -221,7 +226,7 @@ def test_pieces_that_do_not_each_say_the_word_once_are_no_line(tmp_path):
     recurrence cut, a line against the count, and where every whole answer loops the span
     is unresolved, the input kept."""
     wav, looping, seconds = _wait_file(tmp_path)
-    result = degen.fix(looping, audio=wav, transcriber=_Splitting(), concurrency=1)
+    result = degen.fix(looping, audio=wav, transcriber=_Mishearing(2, "Wait, wait."), concurrency=1)
     (outcome,) = result.outcomes
     assert outcome.status == "unresolved" and outcome.placed is None
     assert " ".join(s.text for s in result.transcript).lower().count("wait") == 112  # kept as it was
@@ -230,22 +235,11 @@ def test_pieces_that_do_not_each_say_the_word_once_are_no_line(tmp_path):
     assert result.seconds_decoded <= result.audio_seconds + 1e-6
 
 
-class _Misnaming(_Decoder):
-    """Says the word for most pieces and another word for the rest, as tiny.en said "go"
-    for 9 of 15 pieces of "no" (and the input's own loop said "go")."""
-
-    def transcribe(self, request):
-        answer = super().transcribe(request)
-        if len(self.clips) % 3 == 0 and "Wait." in answer.text:
-            answer.text = answer.text.replace("Wait.", "Weight.")
-        return answer
-
-
 def test_pieces_that_name_the_word_in_only_some_copies_contest_the_count(tmp_path):
     """Pieces that say the word fewer times than the recurrence cut it: the others said
     something else, maybe the word really said. The count is in doubt, never confirmed."""
     wav, looping, seconds = _wait_file(tmp_path)
-    result = degen.fix(looping, audio=wav, transcriber=_Misnaming(), concurrency=1)
+    result = degen.fix(looping, audio=wav, transcriber=_Mishearing(3, "Weight."), concurrency=1)
     (outcome,) = result.outcomes
     assert outcome.status == "unresolved" and outcome.placed is None
     assert " ".join(s.text for s in result.transcript).lower().count("wait") == 112  # kept as it was
