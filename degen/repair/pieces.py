@@ -39,6 +39,14 @@ LEAST_PART = 0.3
 LEAST_VOICED = 0.1
 # Parts of one span in flight at once (the sender's --concurrency bounds the whole run).
 MAX_PARALLEL = 8
+# An edge piece this many times longer or shorter than the median inner piece is no whole
+# copy. The inner cuts fall where one copy's frames end and the next's begin; the outer
+# bounds come from the copies' quietest phase, and where the speaker starts the run from
+# silence or goes straight on to the next sentence they cut into a copy (a first piece of
+# 0.16 s where the copies last 0.35 s, a last one that holds the next sentence's first
+# syllable). The recurrence accepts copies whose lengths spread by at most 0.18 of their
+# mean (``recurrence.UNSTEADY``): half again or two thirds is far outside any copy it counted.
+MISCUT = 1.5
 
 _END = re.compile(r"[\s.。!！?？,，、;；:：]+$")
 
@@ -123,7 +131,11 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
         parsed = [(part, segments) for part, segments in parsed
                   if part.piece or not _made_up(" ".join(s.text for s in segments), voiced(part.span), config)]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
-    joined_stretch, named = _one(stretch, loop_units) if stretch else (None, None)
+    heard = whole_copies([span.duration for span, _ in stretch])
+    if voiced is not None:  # an answer its piece cannot carry was not heard there: it has no vote
+        heard = [h and not _made_up(" ".join(s.text for s in segments), voiced(span), config)
+                 for h, (span, segments) in zip(heard, stretch)]
+    joined_stretch, named = _one(stretch, loop_units, heard) if stretch else (None, None)
     if named is not None and joined_stretch is not None:
         around = " ".join(seg.text for part, segments in parsed if not part.piece for seg in segments)
         if _goes_on(around, joined_stretch.text):
@@ -164,7 +176,8 @@ def _segments(span: Span, candidate) -> list[Segment]:
                     s.speaker, s.text, s.closed) for s in candidate]
 
 
-def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...]) -> tuple[Segment, "Named | None"]:
+def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
+         heard: list[bool]) -> tuple[Segment, "Named | None"]:
     """The pieces of the repeated stretch as one segment, and how its word was named: a
     segment per piece would read as a run of identical segments, which is what a segment
     loop looks like. Named, the stretch says the word once per copy the recurrence cut;
@@ -172,7 +185,7 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...])
     count is the recurrence's; how many pieces said the word exactly once is what the
     decoder adds to it (``decide``): a cut that split a copy, or held two, shows there."""
     texts = [" ".join(s.text.strip() for s in segs) for _, segs in stretch]
-    named = name(texts, loop_units)
+    named = name(texts, loop_units, heard)
     word = named.word if named else None
     texts = [word] * len(texts) if word else [t for t in texts if t]
     body = ""
@@ -202,20 +215,39 @@ def _says(piece: str, unit: str) -> bool:
     return not cjk_count(unit[:1]) and 2 <= len(piece) <= len(unit) and len(unit) > 2 and piece[:2] == unit[:2]
 
 
+def whole_copies(lengths: list[float]) -> list[bool]:
+    """Which pieces hold one whole copy: all but an edge piece ``MISCUT`` times longer or
+    shorter than the median inner piece. (Fewer than three pieces have no inner piece to
+    measure by: all count.)"""
+    whole = [True] * len(lengths)
+    if len(lengths) < 3:
+        return whole
+    inner = sorted(lengths[1:-1])
+    typical = inner[len(inner) // 2]
+    for k in (0, len(lengths) - 1):
+        whole[k] = typical / MISCUT <= lengths[k] <= typical * MISCUT
+    return whole
+
+
 @dataclass(frozen=True)
 class Named:
-    """The word the pieces of a repeated stretch agree on: ``said`` of the ``of`` pieces
-    said it exactly once; ``copies`` times in all, every piece counted (a piece that said
-    it twice counts two, one that said something else none)."""
+    """The word the pieces of a repeated stretch agree on: ``said`` of the ``heard``
+    pieces (a whole copy, an answer it can carry) said it exactly once; ``copies`` times
+    in all, every piece counted (a piece that said it twice counts two, one that said
+    something else none, one not heard one: the recurrence's copy, on which its answer
+    has no say), of ``of`` pieces."""
 
     word: str
     said: int
     of: int
     copies: int
+    heard: int | None = None
 
     @property
     def why(self) -> str:
-        return f"{self.word!r}, said by {self.said} of {self.of} pieces ({self.copies} times in all)"
+        unheard = self.of - (self.of if self.heard is None else self.heard)
+        note = f"; {unheard} not heard: cut into a copy, or more than it holds" if unheard else ""
+        return f"{self.word!r}, said by {self.said} of {self.of} pieces ({self.copies} times in all{note})"
 
 
 def _times(piece: str, unit: str) -> int:
@@ -227,8 +259,11 @@ def _times(piece: str, unit: str) -> int:
     return copies if copies and piece == unit * copies else 0
 
 
-def name(texts: list[str], loop_units: tuple[str, ...]) -> Named | None:
-    """The word most pieces say, when more than half say it; None otherwise.
+def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None = None) -> Named | None:
+    """The word most pieces say, when more than half say it; None otherwise. Only the
+    pieces ``heard`` (all when None) vote: an edge piece cut into a copy, or an answer
+    its piece cannot carry, was no hearing of one copy; where they are half the pieces or
+    more, nothing is named.
 
     Each piece holds one copy of the same sound, so the copies have one name. A piece
     says the loop's unit when its answer is that unit or its beginning (``_says``: a copy
@@ -236,7 +271,11 @@ def name(texts: list[str], loop_units: tuple[str, ...]) -> Named | None:
     context, breaks a tie; it wins no vote it does not have (measured on the real-loop
     corpus's dev split: named by 15% of the pieces, a greedy loop's misheard unit, "thank
     you" for "you know", stood for the word the pieces said)."""
-    keys = [_key(t) for t in texts]
+    heard = heard or [True] * len(texts)
+    every = [_key(t) for t in texts]
+    keys = [k for k, h in zip(every, heard) if h]
+    if len(keys) * 2 <= len(every):
+        return None
     loops = [(_key(u), u.strip(" ,.，。、")) for u in loop_units if _key(u)]
     candidates = dict.fromkeys([k for k, _ in loops] + [k for k in keys if k])
     if not candidates:
@@ -250,8 +289,9 @@ def name(texts: list[str], loop_units: tuple[str, ...]) -> Named | None:
     tied = [c for c in candidates if support[c] == top]
     loop_names = {k: text for k, text in loops}
     chosen = next((c for c in tied if c in loop_names), None) or max(tied, key=keys.count)
-    word = loop_names.get(chosen) or _END.sub("", next(t for t, k in zip(texts, keys) if k == chosen))
-    return Named(word, top, len(keys), sum(_times(k, chosen) for k in keys))
+    word = loop_names.get(chosen) or _END.sub("", next(t for t, k in zip(texts, every) if k == chosen))
+    cut = len(every) - len(keys)
+    return Named(word, top, len(every), sum(_times(k, chosen) for k in keys) + cut, len(keys) if cut else None)
 
 
 def _markup(seg: Segment, origin: float) -> str:
