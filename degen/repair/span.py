@@ -16,7 +16,7 @@ from ..errors import FormatError
 from ..model import Segment, Transcript
 from .clips import Scope, anchor_clip, clip_for
 from .decide import Decision, Heard, Tried, best, decide
-from .evidence import INF, Problem, Verdict, agreeing, clean_texts, judge, longest_unwritten
+from .evidence import INF, Problem, Verdict, agreeing, claims, clean_texts, judge, longest_unwritten
 from .pieces import pieces_note, send_pieces
 from .plan import RepairSpan
 from .policy import Step
@@ -52,7 +52,7 @@ class SpanRepair:
         self.skipped = sender.skipped(rs.key, len(scope.policy.steps)) | inapplicable(scope.policy.steps, repetition)
         self.core_voiced = scope.voiced_spans(rs.core)
         self.heard = Heard(repetition, scope.period(rs.core))
-        self.original_units = tuple(u for u, _ in original_verdict(scope, rs).repeats)
+        self.original_units = loop_units(scope, rs)
         self.tried: tuple[Tried, ...] = ()
 
     @property
@@ -215,9 +215,8 @@ def send_step(scope: Scope, sender: Sender, transcriber, rs: RepairSpan, number:
               repetition: Repetition | None) -> Sent:
     clip = clip_for(scope, rs, step)
     if step.pieces and repetition is not None:
-        units = tuple(unit for unit, _ in sorted(original_verdict(scope, rs).repeats, key=lambda uc: -uc[1]))
         return send_pieces(sender, transcriber, rs.key, number, step, clip, repetition, scope.policy.token_budget,
-                           units, scope.voiced, scope.policy.config)
+                           loop_units(scope, rs), scope.voiced, scope.policy.config)
     return sender.send(transcriber, rs.key, number, step, clip, scope.policy.token_budget(clip.duration))
 
 
@@ -251,11 +250,15 @@ def _voiced(v: Verdict) -> str:
     return "the audio" if v.voiced is None else f"{v.voiced:.1f}s of voiced audio"
 
 
-def original_verdict(scope: Scope, rs: RepairSpan) -> Verdict:
-    if rs.segments is None:  # nothing there to compare with: only a faithful answer will do
-        return Verdict(False, 0.0, "missing")
-    segments = tuple(scope.original.segments[rs.segments[0]:rs.segments[1] + 1])
-    return judge(Transcript(segments), rs.core.duration, scope.policy.config, scope.policy.evidence)
+def loop_units(scope: Scope, rs: RepairSpan) -> tuple[str, ...]:
+    """The short units the input's own text repeats in the span, as ``claims`` writes
+    them (words with their spaces, "you know"; CJK graphemes, 然后), most copies first: the
+    word the pieces may be named by, and a witness to it. (Detection's loop units are
+    folded keys, "youknow": written into the transcript, a key is no word.)"""
+    if rs.segments is None:
+        return ()
+    text = " ".join(s.text for s in scope.original.segments[rs.segments[0]:rs.segments[1] + 1])
+    return tuple(unit for unit, _ in sorted(claims(text, scope.policy.evidence), key=lambda uc: -uc[1]))
 
 
 def combine(whole: Verdict, kept: Verdict) -> Verdict:

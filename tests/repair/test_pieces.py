@@ -205,6 +205,33 @@ def test_pieces_that_each_say_the_word_once_confirm_the_count(tmp_path):
     assert result.seconds_decoded <= result.audio_seconds + 1e-6  # the decode budget holds
 
 
+class _Saying(_Decoder):
+    """Says ``words`` for every piece (a short clip), loops on anything longer."""
+
+    def __init__(self, words: str):
+        super().__init__()
+        self.words = words
+
+    def transcribe(self, request):
+        answer = super().transcribe(request)
+        answer.text = answer.text.replace("Wait. ", f"{self.words} ").replace("Wait.", self.words)
+        return answer
+
+
+def test_a_loop_of_two_words_is_repaired_with_its_words(tmp_path):
+    """The input's loop names the unit as written, "you know", never as a folded key
+    ("youknow", no word of any language), both when it witnesses the pieces' word and when
+    the pieces are written with its name."""
+    wav, looping, seconds = _wait_file(tmp_path)
+    looping.write_text('{"text": "[0.00][S01]' + "You know " * 112 + f'[{seconds:.2f}]"}}')
+    result = degen.fix(looping, audio=wav, transcriber=_Saying("You know."), concurrency=1)
+    (outcome,) = result.outcomes
+    assert outcome.status == "repaired", outcome.reason
+    assert "the input's loop" in outcome.reason
+    text = " ".join(s.text for s in result.transcript).lower()
+    assert text.count("you know") == 10 and "youknow" not in text
+
+
 class _Mishearing(_Decoder):
     """Says ``instead`` for every ``every``-th piece: "Wait, wait." as a decoder does for
     a piece that holds two copies, or another word, as tiny.en said "go" for 9 of 15
