@@ -197,6 +197,8 @@ def _json_document(data: list[bytes]):
 def _keeps_layout(document) -> bool:
     """Whether the document's shape is written back in the file's own layout, found by
     comparing with its bytes (a transcription result: one string, a small file)."""
+    if not isinstance(document, dict) or formats.jsonkeyed.key_of(document) is None:
+        return False  # the common case, decided without sniffing the shape
     try:
         return formats.jsonfmt.shape_of(document) == formats.jsonkeyed.SHAPE
     except FormatError:
