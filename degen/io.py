@@ -123,7 +123,7 @@ def read_transcript(path: str | os.PathLike, format: str | None = None) -> Trans
         if format is None and extension not in JSON_LINES:
             document = _json_document(data)
             if document is not None:
-                return formats.jsonfmt.from_doc(document)
+                return formats.jsonfmt.from_doc(document, source=data[0] if data else None)
         text = formats.decode(data.pop())  # the bytes go once decoded: not held through parsing
         return formats.loads(text, format, extension)
     except FormatError as exc:
@@ -189,8 +189,20 @@ def _json_document(data: list[bytes]):
         document = orjson.loads(data[0])  # UTF-8 checked as sniffing's decode would
     except ValueError:  # not JSON after all (MOSS markup starts with "[" too): sniff it
         return None
-    data.clear()  # the bytes go before the document is turned into a transcript
+    if not _keeps_layout(document):
+        data.clear()  # the bytes go before the document is turned into a transcript
     return document
+
+
+def _keeps_layout(document) -> bool:
+    """Whether the document's shape is written back in the file's own layout, found by
+    comparing with its bytes (a transcription result: one string, a small file)."""
+    if not isinstance(document, dict) or formats.jsonkeyed.key_of(document) is None:
+        return False  # the common case, decided without sniffing the shape
+    try:
+        return formats.jsonfmt.shape_of(document) == formats.jsonkeyed.SHAPE
+    except FormatError:
+        return False
 
 
 def _overflow(exc: BaseException) -> str:

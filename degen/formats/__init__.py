@@ -6,6 +6,7 @@ moss               MOSS-Transcribe-Diarize markup ``[start][S01]text[end]``
 sglang_json ...    SGLang-Omni / OpenAI / Hugging Face JSON, segment and turn lists, lists of strings (jsonfmt)
 aws_transcribe     Amazon Transcribe job JSON, a segment a sentence of its items (cloud)
 azure_speech       Microsoft (Azure) speech results, SDK or batch transcription (cloud)
+transcription_json a result whose transcript is under "transcription" (Replicate's whisper; jsonkeyed)
 srt, vtt           subtitles
 whisper_console    whisper.cpp / openai-whisper / faster-whisper console output
 lrc                LRC lyrics
@@ -34,7 +35,7 @@ from typing import Callable
 
 from ..errors import FormatError
 from ..model import Transcript
-from . import console, cutlist, jsonfmt, kaldi, streamlog, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
+from . import console, cutlist, jsonfmt, jsonkeyed, kaldi, streamlog, jsonl, jsonstream, lrc, moss, notes, plain, sniff as _sniff, speakers, subtitles, tables
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def _json_as(shape: str) -> Callable[[str], Transcript]:
             if printed.format != shape:
                 raise FormatError(f"this is '{printed.format}', not '{shape}'", hint=f"use --format {printed.format}")
             return printed
-        return jsonfmt.from_doc(doc, shape)
+        return jsonfmt.from_doc(doc, shape, source=text)
     return load
 
 
@@ -78,6 +79,9 @@ REGISTRY: dict[str, Format] = {f.name: f for f in (
            "Amazon Transcribe job JSON: results.items words, a segment a sentence"),
     Format("azure_speech", _json_as("azure_speech"), jsonfmt.dumps,
            "Microsoft (Azure) speech results: DisplayText with Offset/Duration in 100 ns ticks, or batch recognizedPhrases"),
+    Format("transcription_json", _json_as("transcription_json"), jsonfmt.dumps,
+           "a result whose transcript is under 'transcription' (plain text, SRT or WebVTT), a 'translation' kept "
+           "aside: Replicate's whisper"),
     Format("srt", subtitles.loads_srt, subtitles.dumps_srt, "SubRip subtitles"),
     Format("vtt", subtitles.loads_vtt, subtitles.dumps_vtt, "WebVTT subtitles"),
     Format("whisper_console", console.loads, console.dumps,
@@ -105,7 +109,8 @@ ALIASES = {"json": None, "verbose_json": "sglang_verbose", "webvtt": "vtt", "txt
            "ndjson": "jsonl", "nemo": "manifest", "speakers": "speaker_text", "markdown": "meeting_notes",
            "md": "meeting_notes", "notes": "meeting_notes",
            "kaldi": "ctm", "nist": "stm", "strings": "text_list", "hf": "hf_chunks", "huggingface": "hf_chunks", "transformers": "hf_chunks",
-           "autocut": "autocut_md", "cutlist": "autocut_md", "aws": "aws_transcribe", "transcribe": "aws_transcribe", "azure": "azure_speech", "microsoft": "azure_speech"}
+           "autocut": "autocut_md", "cutlist": "autocut_md", "aws": "aws_transcribe", "transcribe": "aws_transcribe", "azure": "azure_speech", "microsoft": "azure_speech",
+           "replicate": "transcription_json", "transcription": "transcription_json"}
 
 decode = _sniff.decode
 

@@ -10,6 +10,7 @@ Shapes, each a registry name:
     text_json       {"text": "plain text"}                           (OpenAI json), or whisper.cpp
                     console lines in "text" (whisper.cpp's server, LlamaEdge): timed segments
     hf_chunks, turns_json   see ``jsonturns``
+    transcription_json  {"transcription": ..., "translation": ...} (Replicate's whisper), see ``jsonkeyed``
 
 A printed Python dict (``pprint`` of a pipeline's output, with tuples and quotes) is read
 too, and written back the same way.
@@ -29,7 +30,7 @@ import orjson
 
 from ..errors import FormatError
 from ..model import Segment, Transcript
-from . import cloud, moss, textlist
+from . import cloud, jsonkeyed, moss, textlist
 from .jsonitems import dump_item, layout, segment
 
 def parse_json(text: str) -> Any:
@@ -74,18 +75,22 @@ def shape_of(doc: Any) -> str:
         return "segments_json"
     if isinstance(text, str):
         return "sglang_json" if moss.looks_like(text) else "text_json"
+    if jsonkeyed.key_of(doc):
+        return jsonkeyed.SHAPE
     raise FormatError("unknown JSON shape: no 'text' or 'segments' key", field="text",
                       hint="expected an SGLang-Omni/OpenAI response or a list of segments")
 
 
 def loads(text: str) -> Transcript:
-    return from_doc(parse_json(text))
+    return from_doc(parse_json(text), source=text)
 
 
-def from_doc(doc, shape: str | None = None, *, from_json: bool = True) -> Transcript:
+def from_doc(doc, shape: str | None = None, *, from_json: bool = True, source: str | bytes | None = None) -> Transcript:
     """A Transcript from parsed JSON, checking its shape against ``shape`` if given.
     ``from_json``: the document came from a JSON parser (False for a printed Python dict,
-    whose tuples and other values JSON cannot carry as they are)."""
+    whose tuples and other values JSON cannot carry as they are). ``source``: the text or
+    bytes it was parsed from, where the caller still has them (a shape that writes back
+    in the file's own layout looks at it)."""
     found = shape_of(doc)
     # A top-level text (MOSS markup: half the file) is one string, which cannot nest, and
     # orjson wrote every string it read: checking the rest is enough, at half the cost.
@@ -103,6 +108,8 @@ def from_doc(doc, shape: str | None = None, *, from_json: bool = True) -> Transc
         return read_sglang_verbose(doc, packed)
     if found == "sglang_verbose":
         return _read_sglang_verbose(doc, packed=from_json)
+    if found == jsonkeyed.SHAPE:
+        return jsonkeyed.read(doc, source if from_json else None)
     return _READERS[found](doc)
 
 
@@ -252,7 +259,8 @@ def _read_other(doc: dict) -> Transcript:
 _READERS = {"segments_list": _read_segments_list, "segments_json": _read_segments_json,
             "sglang_verbose": _read_sglang_verbose, "sglang_json": _read_sglang_json,
             "text_json": _read_text_json, "hf_chunks": _read_other, "turns_json": _read_other,
-            textlist.SHAPE: textlist.read, cloud.AWS: cloud.read_aws, cloud.AZURE: cloud.read_azure}
+            textlist.SHAPE: textlist.read, cloud.AWS: cloud.read_aws, cloud.AZURE: cloud.read_azure,
+            jsonkeyed.SHAPE: jsonkeyed.read}
 
 
 def _dump_doc(doc: Any, meta: dict | None = None, compact: bool = False) -> str:
@@ -284,6 +292,9 @@ def dumps(transcript: Transcript) -> str:
         return _dump_doc(jsonturns.dump_doc(transcript), meta)
     if fmt == textlist.SHAPE:
         return _dump_doc(textlist.dump_doc(transcript), meta)
+    if fmt == jsonkeyed.SHAPE:
+        doc, style = jsonkeyed.dump_doc(transcript), meta.get("style")
+        return jsonkeyed.dumps_styled(doc, style) if style and not meta.get("python") else _dump_doc(doc, meta)
     if fmt in (cloud.AWS, cloud.AZURE):
         return _dump_doc(cloud.dump_aws(transcript) if fmt == cloud.AWS else cloud.dump_azure(transcript), meta)
     if fmt == "segments_list":

@@ -134,7 +134,7 @@ def load(text: str, extension: str, registry: dict) -> Transcript:
         if extension in (".jsonl", ".ndjson") and jsonl.looks_like(head, rows=1):  # a one-line JSON Lines
             return registry[jsonl.sniff(text)].loads(text)
         try:
-            return jsonfmt.from_doc(jsonfmt.parse_json(text))
+            return jsonfmt.from_doc(jsonfmt.parse_json(text), source=text)
         except FormatError as exc:
             if "invalid JSON" not in exc.detail:
                 raise
