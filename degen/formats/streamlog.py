@@ -24,6 +24,9 @@ from .timecode import check_seconds
 _RESULT = re.compile(r"^((?:\d+\.\d+\s+)?)(\d+)\s+(\d+)(\s+)(\S.*)$")
 # A log record: a level word first, or after a bracketed or plain time stamp and a logger name.
 _LEVEL = re.compile(r"^(?:[\[\d][^A-Za-z]*\]?\s*)?(?:[\w.]+\s+)?(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\b")
+# A record's level word comes within its first characters; matching only those keeps a
+# long line of digits and spaces (a loop) from making the pattern backtrack for minutes.
+LEVEL_REACH = 200
 MS = 0.001
 MIN_LOG_SHARE = 0.2  # of the non-blank lines: a few level words in a transcript's text make no log
 
@@ -31,15 +34,19 @@ MIN_LOG_SHARE = 0.2  # of the non-blank lines: a few level words in a transcript
 def looks_like(text: str) -> bool:
     """Log records make a fair share of the lines, and some line is a result."""
     rows = [r for r in lines.split_lines(text)[:2000] if r.strip()]
-    logged = sum(1 for r in rows if _LEVEL.match(r))
+    logged = sum(1 for r in rows if _is_record(r))
     return bool(rows) and logged >= MIN_LOG_SHARE * len(rows) and any(_RESULT.match(r) for r in rows)
+
+
+def _is_record(row: str) -> bool:
+    return _LEVEL.match(row, 0, LEVEL_REACH) is not None
 
 
 def loads(text: str) -> Transcript:
     rows, meta = lines.split(text)
     segments, before, skipped = [], [], 0
     for number, row in enumerate(rows, 1):
-        m = None if _LEVEL.match(row) else _RESULT.match(row)
+        m = None if _is_record(row) else _RESULT.match(row)
         if not m:
             before.append(row)
             skipped += bool(row.strip())

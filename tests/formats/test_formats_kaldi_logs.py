@@ -11,7 +11,10 @@ from hypothesis import given, settings, strategies as st
 import degen
 from degen import formats
 from degen.errors import FormatError
+from degen.formats import streamlog
 from degen.model import Span
+
+from ..fuzzing import bounded
 
 WILD = Path(__file__).resolve().parents[2] / "fixtures" / "wild"
 
@@ -118,3 +121,14 @@ def test_corpus_files_of_these_formats(path, fmt):
     t = degen.read(WILD / path)
     raw = (WILD / path).read_text(encoding="utf-8")
     assert t.format == fmt and t.timed and formats.dumps(t) == raw
+
+
+def test_a_long_line_of_digits_is_read_at_once():
+    """A loop of one digit written on one line (70,000 characters) once made the log
+    sniffer's pattern backtrack for a minute and a half: only a record's first characters
+    can hold its level word."""
+    text = "0" * 70_000 + "So I'm just going to go back to the next one.\n"
+    with bounded(5.0):
+        transcript = formats.loads(text)
+    assert transcript.format != "streaming_log"
+    assert not streamlog.looks_like(text)
