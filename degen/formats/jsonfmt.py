@@ -109,7 +109,7 @@ def from_doc(doc, shape: str | None = None, *, from_json: bool = True, source: s
     if found == "sglang_verbose":
         return _read_sglang_verbose(doc, packed=from_json)
     if found == jsonkeyed.SHAPE:
-        return jsonkeyed.read(doc, source if from_json else None)
+        return jsonkeyed.read(doc, source if from_json else None, from_doc)
     return _READERS[found](doc)
 
 
@@ -260,7 +260,7 @@ _READERS = {"segments_list": _read_segments_list, "segments_json": _read_segment
             "sglang_verbose": _read_sglang_verbose, "sglang_json": _read_sglang_json,
             "text_json": _read_text_json, "hf_chunks": _read_other, "turns_json": _read_other,
             textlist.SHAPE: textlist.read, cloud.AWS: cloud.read_aws, cloud.AZURE: cloud.read_azure,
-            jsonkeyed.SHAPE: jsonkeyed.read}
+            jsonkeyed.SHAPE: lambda doc: jsonkeyed.read(doc, None, from_doc)}
 
 
 def _dump_doc(doc: Any, meta: dict | None = None, compact: bool = False) -> str:
@@ -293,7 +293,7 @@ def dumps(transcript: Transcript) -> str:
     if fmt == textlist.SHAPE:
         return _dump_doc(textlist.dump_doc(transcript), meta)
     if fmt == jsonkeyed.SHAPE:
-        doc, style = jsonkeyed.dump_doc(transcript), meta.get("style")
+        doc, style = jsonkeyed.dump_doc(transcript, dumps), meta.get("style")
         return jsonkeyed.dumps_styled(doc, style) if style and not meta.get("python") else _dump_doc(doc, meta)
     if fmt in (cloud.AWS, cloud.AZURE):
         return _dump_doc(cloud.dump_aws(transcript) if fmt == cloud.AWS else cloud.dump_azure(transcript), meta)

@@ -29,13 +29,13 @@ indent 2): the same JSON, not the same bytes.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
 from ..errors import FormatError
 from ..model import Segment, Transcript
-from . import console, subtitles
+from . import console, jsonturns, subtitles
 
 SHAPE = "transcription_json"
 KEYS = ("transcription", "transcript")  # the transcript, in this order of preference
@@ -61,9 +61,16 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def read(doc: dict, source: str | bytes | None = None) -> Transcript:
+# The text formats a transcript key may hold, and how each is written back.
+_TEXT_WRITERS = {"srt": subtitles.dumps_srt, "vtt": subtitles.dumps_vtt, "whisper_console": console.dumps}
+
+
+def read(doc: dict, source: str | bytes | None = None,
+         read_json: Callable[[Any], Transcript] | None = None) -> Transcript:
     """The transcript under ``doc``'s key; ``source``, the file's text or bytes, finds the
-    layout that writes it back alike."""
+    layout that writes it back alike. ``read_json`` reads a JSON transcript nested under
+    the key (``jsonfmt.from_doc``: the caller's, so that this module imports none above it);
+    without it a nested one is refused."""
     key = key_of(doc)
     value = doc[key]
     meta: dict[str, Any] = {"doc": doc, "key": key}
@@ -75,8 +82,8 @@ def read(doc: dict, source: str | bytes | None = None) -> Transcript:
             segments = inner.segments
             meta["inner"] = {"format": inner.format, "meta": inner.meta, "added_header": added,
                              "tail": value[len(value.rstrip("\r\n")):]}
-    elif isinstance(value, (dict, list)):
-        inner, wrapped = _nested(value, key)
+    elif isinstance(value, (dict, list)) and read_json is not None:
+        inner, wrapped = _nested(value, key, read_json)
         segments = inner.segments
         meta["inner"] = {"format": inner.format, "meta": inner.meta, "json": True, "wrapped": wrapped}
     else:
@@ -113,20 +120,20 @@ def _timed_inside(value: str) -> tuple[Transcript | None, bool]:
     return (found, added) if len(found) and found.timed else (None, False)
 
 
-def _nested(value: Any, key: str) -> tuple[Transcript, bool]:
+def _nested(value: Any, key: str, read_json: Callable[[Any], Transcript]) -> tuple[Transcript, bool]:
     """A JSON transcript nested under ``key``, read as its own shape; a list of turns is
     read as ``{key: [...]}`` (whisper.cpp's items under "transcription"). Errors name the key."""
-    from . import jsonfmt, jsonturns
     wrapped = isinstance(value, list) and jsonturns.list_key({key: value}) == key
     try:
-        return jsonfmt.from_doc({key: value} if wrapped else value), wrapped
+        return read_json({key: value} if wrapped else value), wrapped
     except FormatError as exc:
         where = f"in '{key}'" + (f", {exc.where}" if exc.where else "")
         raise FormatError(exc.detail, where=where, field=exc.field, hint=exc.hint) from None
 
 
-def dump_doc(transcript: Transcript) -> Any:
-    """The document with its transcript key rewritten from the segments."""
+def dump_doc(transcript: Transcript, dump_json: Callable[[Transcript], str]) -> Any:
+    """The document with its transcript key rewritten from the segments; ``dump_json``
+    writes a nested JSON transcript (``jsonfmt.dumps``)."""
     meta = transcript.meta
     doc = dict(meta.get("doc") or {})
     key = meta.get("key", KEYS[0])
@@ -135,12 +142,10 @@ def dump_doc(transcript: Transcript) -> Any:
     if inner is None:
         doc[key] = " ".join(s.text for s in segments)
     elif inner.get("json"):
-        from . import jsonfmt
-        written = orjson.loads(jsonfmt.dumps(Transcript(segments, inner["format"], inner["meta"])))
+        written = orjson.loads(dump_json(Transcript(segments, inner["format"], inner["meta"])))
         doc[key] = written[key] if inner.get("wrapped") else written
     else:
-        from . import dumps
-        text = dumps(Transcript(segments, inner["format"], inner["meta"]))
+        text = _TEXT_WRITERS[inner["format"]](Transcript(segments, inner["format"], inner["meta"]))
         if inner.get("added_header") and text.startswith(_VTT_HEADER):
             text = text[len(_VTT_HEADER):]
         doc[key] = text.rstrip("\r\n") + inner["tail"]
