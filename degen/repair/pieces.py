@@ -131,10 +131,9 @@ def joined(clip: Span, sents: list[tuple[Part, Sent]], loop_units: tuple[str, ..
         parsed = [(part, segments) for part, segments in parsed
                   if part.piece or not _made_up(" ".join(s.text for s in segments), voiced(part.span), config)]
     stretch = [(part.span, segments) for part, segments in parsed if part.piece]
+    # A piece cut into a copy heard no whole copy; one cut right that came back as
+    # something else (a sentence made up over 0.3 s, another word) is the decoder's doubt.
     heard = whole_copies([span.duration for span, _ in stretch])
-    if voiced is not None:  # an answer its piece cannot carry was not heard there: it has no vote
-        heard = [h and not _made_up(" ".join(s.text for s in segments), voiced(span), config)
-                 for h, (span, segments) in zip(heard, stretch)]
     joined_stretch, named = _one(stretch, loop_units, heard) if stretch else (None, None)
     if named is not None and joined_stretch is not None:
         around = " ".join(seg.text for part, segments in parsed if not part.piece for seg in segments)
@@ -232,10 +231,10 @@ def whole_copies(lengths: list[float]) -> list[bool]:
 @dataclass(frozen=True)
 class Named:
     """The word the pieces of a repeated stretch agree on: ``said`` of the ``heard``
-    pieces (a whole copy, an answer it can carry) said it exactly once; ``copies`` times
-    in all, every piece counted (a piece that said it twice counts two, one that said
-    something else none, one not heard one: the recurrence's copy, on which its answer
-    has no say), of ``of`` pieces."""
+    pieces (those holding a whole copy) said it exactly once; ``copies`` times in all,
+    every piece counted (a piece that said it twice counts two, one that said something
+    else none, an edge piece cut into a copy one: the recurrence's copy, on which its
+    answer has no say), of ``of`` pieces."""
 
     word: str
     said: int
@@ -246,7 +245,7 @@ class Named:
     @property
     def why(self) -> str:
         unheard = self.of - (self.of if self.heard is None else self.heard)
-        note = f"; {unheard} not heard: cut into a copy, or more than it holds" if unheard else ""
+        note = f"; {unheard} at the edges cut into a copy" if unheard else ""
         return f"{self.word!r}, said by {self.said} of {self.of} pieces ({self.copies} times in all{note})"
 
 
@@ -261,9 +260,8 @@ def _times(piece: str, unit: str) -> int:
 
 def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None = None) -> Named | None:
     """The word most pieces say, when more than half say it; None otherwise. Only the
-    pieces ``heard`` (all when None) vote: an edge piece cut into a copy, or an answer
-    its piece cannot carry, was no hearing of one copy; where they are half the pieces or
-    more, nothing is named.
+    pieces ``heard`` (all when None) vote: an edge piece cut into a copy was no hearing of
+    one copy; where such pieces are half or more, nothing is named.
 
     Each piece holds one copy of the same sound, so the copies have one name. A piece
     says the loop's unit when its answer is that unit or its beginning (``_says``: a copy

@@ -303,24 +303,23 @@ def test_edge_pieces_cut_into_a_copy_have_no_vote():
     sents = [(p, _sent(t, p.span)) for p, t in zip(parts(clip, rep), texts)]
     body, named = joined(clip, sents, ("danke",))
     assert named.word == "danke" and (named.said, named.of, named.copies) == (4, 6, 6)
-    assert "2 not heard" in named.why
+    assert "2 at the edges" in named.why
     assert " ".join(s.text for s in degen.read_text(body)).lower().count("danke") == 6
     # without that rule the same answers contest the count: 4 of 6
     assert name(texts, ("danke",)).copies == 4
 
 
-def test_a_piece_answer_more_than_its_audio_holds_has_no_vote():
-    """Whisper base wrote "un poco de agua y no..." for 0.3 s of "bueno": six words no one
-    says in that time are no hearing of the copy; the other pieces name the word."""
+def test_a_piece_cut_right_that_says_something_else_is_doubt_not_silence():
+    """Whisper base wrote "un poco de agua y no..." for 0.3 s of "bueno": the piece held a
+    whole copy and the decoder did not hear it as the word. That is doubt about the word
+    the count stands on (the pieces' line contests it), not a piece without a say."""
     clip = Span(0.0, 2.0)
     rep = Repetition(0.0, 2.0, 6, (0.33, 0.67, 1.0, 1.33, 1.67))
     texts = ["Bueno.", "un poco de agua y no...", "Bueno.", "Bueno.", "Bueno.", "Bueno."]
     sents = [(p, _sent(t, p.span)) for p, t in zip(parts(clip, rep), texts)]
     body, named = joined(clip, sents, ("bueno",), lambda span: span.duration)
-    assert named.word == "bueno" and (named.said, named.copies) == (5, 6)
+    assert named.word == "bueno" and (named.said, named.of, named.copies) == (5, 6, 5)
     assert "agua" not in body
-    _, counted = joined(clip, sents, ("bueno",))  # no voiced time known: every answer votes
-    assert counted.copies == 5
 
 
 def test_pieces_mostly_unheard_name_nothing():
