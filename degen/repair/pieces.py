@@ -202,16 +202,25 @@ def _key(text: str) -> str:
     return "".join(ch for ch in folded(text) if ch.isalnum())
 
 
-def _says(piece: str, unit: str) -> bool:
+def _says(piece: str, unit: str, head: str | None = None) -> bool:
     """Whether a piece's answer is the unit, or the unit with its end clipped: a piece is
     cut at the quiet before the next copy, and a word ending in a stop has its closure
     there, so its release may fall in the next piece ("wait" -> "way"). The beginning is
-    what the piece heard whole: its first two letters; a clipped word is no longer than the
-    word ("wait wait" is two copies, not one). A CJK character is a syllable of its own,
-    never a clipped end: 谢 said for a piece is 谢, not 谢谢."""
+    what the piece heard whole: ``head``, every word but the last and the last one's first
+    two letters (``_head``; "you go" is not "you know" clipped); a clipped unit is no
+    longer than the unit ("wait wait" is two copies, not one). A CJK character is a
+    syllable of its own, never a clipped end: 谢 said for a piece is 谢, not 谢谢."""
     if piece == unit:
         return True
-    return not cjk_count(unit[:1]) and 2 <= len(piece) <= len(unit) and len(unit) > 2 and piece[:2] == unit[:2]
+    head = unit[:2] if head is None else head
+    return not cjk_count(unit[:1]) and len(head) <= len(piece) <= len(unit) and len(unit) > 2 and \
+        piece.startswith(head)
+
+
+def _head(unit: str) -> str:
+    """What a clipped copy of ``unit`` still says in full (``_says``), as a key."""
+    *whole, last = unit.split() or [""]
+    return _key(" ".join(whole)) + _key(last)[:2]
 
 
 def whole_copies(lengths: list[float]) -> list[bool]:
@@ -249,10 +258,10 @@ class Named:
         return f"{self.word!r}, said by {self.said} of {self.of} pieces ({self.copies} times in all{note})"
 
 
-def _times(piece: str, unit: str) -> int:
+def _times(piece: str, unit: str, head: str | None = None) -> int:
     """How many times a piece's answer says ``unit``: once where ``_says`` hears it, else
     the copies of it written in a row ("waitwait": 2)."""
-    if _says(piece, unit):
+    if _says(piece, unit, head):
         return 1
     copies = len(piece) // len(unit) if unit else 0
     return copies if copies and piece == unit * copies else 0
@@ -278,9 +287,9 @@ def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None
     candidates = dict.fromkeys([k for k, _ in loops] + [k for k in keys if k])
     if not candidates:
         return None
-    loop_keys = {k for k, _ in loops}
+    heads = {k: _head(text) for k, text in loops}
     # a loop's unit is said by its clipped beginning too; a piece's answer only by itself
-    support = {c: sum(_says(k, c) if c in loop_keys else k == c for k in keys) for c in candidates}
+    support = {c: sum(_says(k, c, heads[c]) if c in heads else k == c for k in keys) for c in candidates}
     top = max(support.values())
     if top * 2 <= len(keys):
         return None
@@ -289,7 +298,8 @@ def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None
     chosen = next((c for c in tied if c in loop_names), None) or max(tied, key=keys.count)
     word = loop_names.get(chosen) or _END.sub("", next(t for t, k in zip(texts, every) if k == chosen))
     cut = len(every) - len(keys)
-    return Named(word, top, len(every), sum(_times(k, chosen) for k in keys) + cut, len(keys) if cut else None)
+    return Named(word, top, len(every), sum(_times(k, chosen, heads.get(chosen)) for k in keys) + cut,
+                 len(keys) if cut else None)
 
 
 def _markup(seg: Segment, origin: float) -> str:
