@@ -161,6 +161,7 @@ def _found(samples, clip) -> bool:
 
 @pytest.mark.parametrize("language, said, heard", [
     ("en", "twelve twelve okay", "12, 12. OK"),
+    ("en", "all right all right", "Alright, alright."),
     ("de", "zwölf ja Straße", "12 Ja strasse"),
     ("fr", "douze voilà dix-sept", "12, voila 17"),
     ("es", "doce sí gracias", "12 si, Gracias."),

@@ -9,7 +9,8 @@ at most 0.35. It is a **deletion** when it keeps fewer than 75% of the real repe
 loses words that the input had right (a script word the input matched and the output no
 longer has at all; a word heard differently is not a deletion).
 
-Words are compared case- and punctuation-folded, "ok" as "okay". Per language
+Words are compared case- and punctuation-folded, "ok" as "okay", "alright" as "all right".
+Per language
 (``language``, an ISO 639-1 code; None: guessed from the script's characters):
 - Mandarin and Japanese are scored character by character (a character error rate):
   each Han, hiragana or katakana character is a word of its own. Traditional Chinese is
@@ -34,6 +35,7 @@ from ..repair.evidence import to_simplified
 COUNT_TOLERANCE = 0.25  # the real repetition kept within 25%
 MAX_WER = 0.35
 ALIASES = {"ok": "okay"}
+SPLIT = {"alright": ("all", "right")}  # one spelling of two words
 CHARACTER_LANGUAGES = ("zh", "ja")  # scored a character at a time
 _NUMBER_WORDS = {
     "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -72,6 +74,7 @@ def tokens(text: str, language: str | None = None) -> list[str]:
     numbers = NUMBERS.get(language, {})
     text = regex.sub(r"[^\p{L}\p{N}' -]+", " ", text)
     words = [w for part in text.split() for w in ([part] if part in numbers else part.split("-"))]
+    words = [part for word in words for part in SPLIT.get(word, (word,))]
     return [numbers.get(word, ALIASES.get(word, word)) for word in words if word]
 
 
