@@ -288,8 +288,20 @@ def unit_key(text: str) -> str:
 
 
 def speech_tokens(text: str) -> list[str]:
-    """Folded speech units: CJK graphemes for CJK text, else words."""
-    return list(folded(text)) if speech_units(text)[1] else [folded(w) for w in content_words(text)]
+    """Folded speech units: CJK graphemes for CJK text, else words, a word written as
+    one short unit again and again taken as its copies (Whisper base wrote "Boubouboubou"
+    for French "bon" x8: one word to the eye, "bou" x4 to the judge)."""
+    if speech_units(text)[1]:
+        return list(folded(text))
+    return [copy for w in content_words(text) for copy in _copies(folded(w))]
+
+
+def _copies(word: str) -> list[str]:
+    """``word`` as copies of the shortest unit it repeats three times or more, else itself."""
+    for size in range(1, len(word) // 3 + 1):
+        if len(word) % size == 0 and word == word[:size] * (len(word) // size):
+            return [word[:size]] * (len(word) // size)
+    return [word]
 
 
 def runs(tokens: list[str], evidence: EvidenceConfig, least: int) -> list[tuple[int, tuple[str, ...], int]]:

@@ -343,6 +343,17 @@ def test_a_kana_word_is_a_unit_people_repeat():
         not claims("ありがとうございます" * 3, evidence)
 
 
+def test_a_word_written_as_one_unit_again_and_again_is_a_repetition():
+    """Whisper base wrote "Boubouboubouboubou" for French "bon" x8: one word to the eye, a
+    unit said six times to the judge, whose count needs confirming like any other (it was
+    accepted as "no repetition to count", exit 0)."""
+    from degen.repair.evidence import EvidenceConfig, claims, unit_key
+    evidence = EvidenceConfig()
+    assert claims("Le client. Boubouboubouboubou, le client.", evidence) == (("bou", 6),)
+    assert unit_key("waitwaitwait") == "wait wait wait"
+    assert not claims("Mississippi et bonbon", evidence)  # no unit three times over
+
+
 def test_a_repetition_the_audio_counts_is_speech_whatever_its_length():
     """A unit longer than people usually repeat, written as often as the audio's recurrence
     counts it and at a rate a speaker holds, is speech; the same text is a loop without the
