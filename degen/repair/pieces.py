@@ -249,11 +249,11 @@ class Named:
     said: int
     of: int
     copies: int
-    heard: int | None = None
+    heard: int
 
     @property
     def why(self) -> str:
-        unheard = self.of - (self.of if self.heard is None else self.heard)
+        unheard = self.of - self.heard
         note = f"; {unheard} at the edges cut into a copy" if unheard else ""
         return f"{self.word!r}, said by {self.said} of {self.of} pieces ({self.copies} times in all{note})"
 
@@ -298,8 +298,7 @@ def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None
     chosen = next((c for c in tied if c in loop_names), None) or max(tied, key=keys.count)
     word = loop_names.get(chosen) or _END.sub("", next(t for t, k in zip(texts, every) if k == chosen))
     cut = len(every) - len(keys)
-    return Named(word, top, len(every), sum(_times(k, chosen, heads.get(chosen)) for k in keys) + cut,
-                 len(keys) if cut else None)
+    return Named(word, top, len(every), sum(_times(k, chosen, heads.get(chosen)) for k in keys) + cut, len(keys))
 
 
 def _markup(seg: Segment, origin: float) -> str:

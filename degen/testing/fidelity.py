@@ -10,8 +10,7 @@ loses words that the input had right (a script word the input matched and the ou
 longer has at all; a word heard differently is not a deletion).
 
 Words are compared case- and punctuation-folded, "ok" as "okay", "alright" as "all right".
-Per language
-(``language``, an ISO 639-1 code; None: guessed from the script's characters):
+Per language (``language``, an ISO 639-1 code; None: guessed from the script's characters):
 - Mandarin and Japanese are scored character by character (a character error rate):
   each Han, hiragana or katakana character is a word of its own. Traditional Chinese is
   folded to Simplified (Whisper writes either), Japanese katakana to hiragana (はい and
