@@ -14,6 +14,7 @@ Only rates and counts live here; the loop detectors are the scan's own (DetectCo
 from __future__ import annotations
 
 import functools
+import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -285,6 +286,24 @@ def claims(text: str, evidence: EvidenceConfig, least: int = 3) -> tuple[tuple[s
 def unit_key(text: str) -> str:
     """A unit as ``claims`` writes it: folded words joined by spaces, or CJK graphemes."""
     return ("" if speech_units(text)[1] else " ").join(speech_tokens(text))
+
+
+# One word, two spellings: a decoder writes either from one request to the next (tiny.en
+# wrote "Alright" for 9 pieces of "all right" x15 and "All right" for 6). Keys of
+# folded words.
+SPELLINGS = {"alright": "all right", "ok": "okay"}
+# A combining mark on a Latin letter: Whisper writes "voila" for "voilà" and "si" for "sí"
+# from one request to the next. (Marks on kana are other letters: が is not か.)
+_LATIN_MARK = regex.compile(r"(?<=\p{Latin})\p{Mn}+")
+
+
+def spelled(key: str) -> str:
+    """A unit key (``unit_key``) in one spelling of its words: Latin letters without their
+    marks, and each of ``SPELLINGS`` as its other spelling. Two answers that name the same
+    word in two spellings name one word."""
+    if not key.isascii():
+        key = unicodedata.normalize("NFC", _LATIN_MARK.sub("", unicodedata.normalize("NFD", key)))
+    return " ".join(SPELLINGS.get(word, word) for word in key.split(" "))
 
 
 def speech_tokens(text: str) -> list[str]:

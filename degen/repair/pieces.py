@@ -25,7 +25,7 @@ from ..detect import DEFAULT, DetectConfig
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
-from .evidence import EvidenceConfig, claims, density, folded
+from .evidence import EvidenceConfig, claims, density, spelled, unit_key
 from .journal import JournalEntry
 from .policy import Step
 from .recurrence import Repetition
@@ -199,7 +199,9 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
 
 
 def _key(text: str) -> str:
-    return "".join(ch for ch in folded(text) if ch.isalnum())
+    """What a piece's answer says, to the vote: its folded words in one spelling
+    (``spelled``: "Alright" and "All right" are one word said), run together."""
+    return "".join(ch for ch in spelled(unit_key(text)) if ch.isalnum())
 
 
 def _says(piece: str, unit: str, head: str | None = None) -> bool:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import degen
-from degen.model import Span
+from degen.model import Segment, Span
 from degen.repair.audio import Audio, encode
 from degen.repair.pieces import Part, joined, name, parts, whole_copies
 from degen.repair.recurrence import Repetition, find_repetition
@@ -142,6 +142,17 @@ def test_a_cjk_piece_is_named_by_what_it_says_not_by_the_loop():
     # pieces that each say 谢 are one 谢 each (谢谢 x6 said as twelve pieces), never 谢谢.
     named = name(["谢"] * 12, ("谢谢",))
     assert named.word == "谢" and named.said == 12
+
+
+def test_two_spellings_of_one_word_are_one_vote():
+    # tiny.en wrote "Alright" for 9 pieces of "all right" x15 and "All right" for 6: one
+    # word said, which no single spelling held a majority of
+    named = name(["Alright."] * 9 + ["All right."] * 6, ("All right,",))
+    assert named is not None and named.word == "All right" and named.said == 15
+    named = name(["Voila."] * 5 + ["Voilà."] * 4, ())
+    assert named is not None and named.said == 9
+    # a mark is a letter of its own outside Latin script: が is not か
+    assert name(["が"] * 3 + ["か"] * 3, ()) is None
 
 
 def _sent(text: str, span: Span) -> Sent:
@@ -452,3 +463,17 @@ def test_an_interrupted_pieces_step_resumes_part_by_part(tmp_path):
     assert len(second.clips) == len(first.clips) - done  # only the part that failed is sent again
     assert 9 <= " ".join(s.text for s in resumed.transcript).lower().count("wait") <= 11
 
+
+
+def test_the_input_loop_names_the_word_in_another_spelling():
+    from degen.repair.decide import Tried, namers
+    from degen.repair.evidence import EvidenceConfig, Verdict
+    from degen.repair.policy import Step
+    from degen.repair.result import Attempt
+    from degen.repair.splice import Placed
+    said = Placed((Segment(Span(0, 6), "S01", ", ".join(["Alright"] * 12)),), ())
+    attempt = Attempt(Step(0.1), Span(0, 6), "http://s", 64, Verdict(True, 0.0, "clean"))
+    tried = (Tried(1, attempt, said, ""),)
+    assert namers(tried, "alright", ("All right",), EvidenceConfig()) == ["the input's loop", "attempt 1"]
+    assert namers(tried, "alright", ("All night",), EvidenceConfig()) == ["attempt 1"]
+    assert namers(tried, "voilà", ("Voila",), EvidenceConfig()) == ["the input's loop"]
