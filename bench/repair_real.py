@@ -15,7 +15,8 @@ For each seed:
   whisper fallback  the whole file again with whisper's own schedule (0.0, 0.2 ... 1.0 on
                     compression ratio > 2.4 or mean log-prob < -1.0).
 Each result is judged against what was said (degen/testing/fidelity.py, per language):
-  faithful     no loop left, the repetition really said kept within 25%, WER <= 0.35;
+  faithful     no loop left, the repetition really said kept within 25%, WER <= 0.35 (or
+               no more than the input's with its loop cut to the count said);
   deletions    fewer than 75% of the real repetitions, or words the input had right dropped;
   wrong exit 0 not faithful, yet degen fix would exit 0 (every span repaired, none
                unrepairable); whisper's fallback has no exit code: every answer of it that

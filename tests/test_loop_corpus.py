@@ -209,3 +209,20 @@ def test_a_number_said_in_words_and_heard_in_digits_is_kept():
     verdict = judge(script, script, "Wir beginnen mit dem Budget. " + "12, " * 12, [12], language="de", unit="zwölf",
                     count=12)
     assert verdict.faithful and verdict.count == 12
+
+
+def test_the_input_mishearings_outside_the_loop_are_not_the_repairs():
+    # de_meeting: Whisper base misheard the sentences around the loop; a repair that cuts
+    # the loop to the count said and leaves the rest as the input had it is faithful, one
+    # that also changes a sentence for the worse is not
+    script = "Wir beginnen mit dem Budget für das nächste Quartal. " + "ja " * 6 + "Der neue Server läuft."
+    before = "Wir beginnen mit dem Bruder für das Nächste kmal. " + "Ja, " * 40 + "Den Oilserver läuft er jetzt."
+    right = "Wir beginnen mit dem Bruder für das Nächste kmal. " + "Ja, " * 6 + "Den Oilserver läuft er jetzt."
+    worse = "Wir beginnen mit dem Bruder für das Nächste kmal. " + "Ja, " * 6 + "Das Leben sehe ich am Morgen."
+    kept = judge(script, before, right, [], language="de", unit="ja", count=6)
+    assert kept.wer > 0.35 and kept.wer == kept.floor and kept.faithful
+    changed = judge(script, before, worse, [], language="de", unit="ja", count=6)
+    assert changed.wer > kept.floor and not changed.faithful
+    # a loop of another word than the one said gives no floor: the text to keep is unknown
+    misheard = judge(script, before.replace("Ja, ", "Smokes, "), right, [], language="de", unit="ja", count=6)
+    assert misheard.floor == 0.0
