@@ -295,14 +295,17 @@ SPELLINGS = {"alright": "all right", "ok": "okay"}
 # A combining mark on a Latin letter: Whisper writes "voila" for "voilà" and "si" for "sí"
 # from one request to the next. (Marks on kana are other letters: が is not か.)
 _LATIN_MARK = regex.compile(r"(?<=\p{Latin})\p{Mn}+")
+_KATAKANA = {code: code - 0x60 for code in range(0x30A1, 0x30F7)}  # ァ..ヶ -> ぁ..ゖ: one block apart
 
 
 def spelled(key: str) -> str:
     """A unit key (``unit_key``) in one spelling of its words: Latin letters without their
-    marks, and each of ``SPELLINGS`` as its other spelling. Two answers that name the same
-    word in two spellings name one word."""
+    marks, katakana as hiragana (Whisper writes そう and ソウ for one word from one request to
+    the next), and each of ``SPELLINGS`` as its other spelling. Two answers that name the
+    same word in two spellings name one word."""
     if not key.isascii():
         key = unicodedata.normalize("NFC", _LATIN_MARK.sub("", unicodedata.normalize("NFD", key)))
+        key = key.translate(_KATAKANA)
     return " ".join(SPELLINGS.get(word, word) for word in key.split(" "))
 
 

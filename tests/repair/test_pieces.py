@@ -153,6 +153,9 @@ def test_two_spellings_of_one_word_are_one_vote():
     assert named is not None and named.said == 9
     # a mark is a letter of its own outside Latin script: が is not か
     assert name(["が"] * 3 + ["か"] * 3, ()) is None
+    # one Japanese word in either kana
+    named = name(["ソウ"] * 3 + ["そう"] * 4, ("ソウ",))
+    assert named is not None and named.word == "ソウ" and named.said == 7
 
 
 def _sent(text: str, span: Span) -> Sent:
@@ -477,3 +480,4 @@ def test_the_input_loop_names_the_word_in_another_spelling():
     assert namers(tried, "alright", ("All right",), EvidenceConfig()) == ["the input's loop", "attempt 1"]
     assert namers(tried, "alright", ("All night",), EvidenceConfig()) == ["attempt 1"]
     assert namers(tried, "voilà", ("Voila",), EvidenceConfig()) == ["the input's loop"]
+    assert namers(tried, "そう", ("ソウ",), EvidenceConfig()) == ["the input's loop"]
