@@ -22,6 +22,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding, Kind, Severity
 from .inline import content_map
+from .tokens import content
 from .places import clip, line_findings, span_of, text_lengths
 from .table import SegmentTable
 
@@ -29,6 +30,11 @@ _WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*")
 # Characters a copy may have at most: a partial result is a sentence, and longer
 # prefixes would make the search grow with the square of the line.
 LONGEST_COPY = 400
+# ASCII text as ``content`` and ``_WORD`` read it: every character but a letter or digit
+# dropped (the key), or a space between words, the apostrophe kept to be judged (words).
+_ASCII_DROP = bytes(c for c in range(128) if not chr(c).isalnum())
+_ASCII_APART = bytes(c if chr(c).isalnum() or chr(c) == "'" else ord(" ") for c in range(256))
+_APOSTROPHES = regex.compile(r"''+")
 # Lines past this many characters are not searched (a partial-result echo is a short
 # dictation; a megabyte-long line is a loop the exact search finds).
 LONGEST_LINE = 20_000
@@ -46,20 +52,37 @@ def prefix_findings(transcript: Transcript, table: SegmentTable, config: DetectC
 
 
 def _may_hold(text: str, config: DetectConfig) -> bool:
-    """A quick necessary test: a chain of growing copies in the line's lower-cased words
-    run together, searched from the words that come ``prefix_copies`` times (every copy
-    starts with the chain's first word)."""
-    words = _WORD.findall(text.lower())
-    squashed = "".join(words)
-    for w in set(words):
-        if squashed.count(w) < config.prefix_copies:
-            continue  # every copy starts with the chain's first word
-        at = squashed.find(w)
+    """A quick necessary test for ``_chain_in``: a chain of ``prefix_copies`` growing
+    copies in the line's key, from some place where one of its words comes (every copy
+    starts with the chain's first word, so the word comes that many times). The key and the
+    words are ``_chain_in``'s (an apostrophe is no letter of either), read from ASCII text
+    by two translations rather than a regex."""
+    key, words = _key_and_words(text)
+    least = config.prefix_copies
+    for w in words:
+        if not w or key.count(w) < least:
+            continue
+        places, at = [], key.find(w)
         while at >= 0:
-            if _chain(squashed, at)[0] >= config.prefix_copies:
-                return True
-            at = squashed.find(w, at + 1)
+            places.append(at)
+            at = key.find(w, at + 1)
+        # a chain from a place with fewer than ``least`` copies of the word ahead never grows so far
+        if any(_chain(key, at)[0] >= least for at in places[:len(places) - least + 1]):
+            return True
     return False
+
+
+def _key_and_words(text: str) -> tuple[str, set[str]]:
+    """``content(text)`` and the content of each of its words (``_WORD``)."""
+    if not text.isascii():
+        return content(text), {content(w) for w in _WORD.findall(text)}
+    raw = text.encode("ascii").lower()
+    words = set(raw.translate(_ASCII_APART).decode().split())
+    if b"'" in raw:  # a word joins runs of letters by one apostrophe; two or more part words
+        for token in [w for w in words if "'" in w]:
+            words.discard(token)
+            words.update(p.strip("'").replace("'", "") for p in _APOSTROPHES.split(token))
+    return raw.translate(None, _ASCII_DROP).decode(), words
 
 
 def _chain_in(text: str, config: DetectConfig):
