@@ -115,7 +115,17 @@ def run_at(unit: tuple[str, ...], words: list[str], start: int) -> int:
 
 def longest_run(unit: tuple[str, ...], words: list[str]) -> int:
     """Most copies of ``unit`` in a row anywhere in ``words``."""
-    return max((run_at(unit, words, i) for i in range(len(words))), default=0) if unit else 0
+    return _longest(unit, words)[1]
+
+
+def _longest(unit: tuple[str, ...], words: list[str]) -> tuple[int, int]:
+    """(where, copies) of the first longest run of ``unit`` in ``words``; (0, 0) for none."""
+    best, where = 0, 0
+    for i in range(len(words) if unit else 0):
+        n = run_at(unit, words, i)
+        if n > best:
+            best, where = n, i
+    return where, best
 
 
 def wer(reference: list[str], hypothesis: list[str]) -> float:
@@ -189,20 +199,13 @@ def repaired(words: list[str], unit: tuple[str, ...], real: int) -> list[str] | 
     """``words`` with their longest run of ``unit`` cut (or grown) to ``real`` copies; None
     where their longest repeat is another unit (a misheard loop: "Smokes" x9 for "zwölf"
     x8 is no right text to keep)."""
-    if not unit:
+    if not unit or repeated_unit(words, len(unit))[0] != unit:  # (a unit said twice at least)
         return None
-    said, count = repeated_unit(words, len(unit))
-    if said != unit or count < 2:
-        return None
-    start = max(range(len(words)), key=lambda i: run_at(unit, words, i))
+    start, count = _longest(unit, words)
     return words[:start] + list(unit) * real + words[start + count * len(unit):]
 
 
 def _repeat_positions(unit: tuple[str, ...], reference: list[str]) -> set[int]:
     """Positions of the script's longest run of ``unit`` (judged by count, not word by word)."""
-    best, where = 0, 0
-    for i in range(len(reference)):
-        n = run_at(unit, reference, i)
-        if n > best:
-            best, where = n, i
+    where, best = _longest(unit, reference)
     return set(range(where, where + best * len(unit)))
