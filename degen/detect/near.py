@@ -49,17 +49,31 @@ def near_findings(transcript: Transcript, table: SegmentTable, config: DetectCon
     """Near repeats on single lines, where ``found`` (the exact loops) has no finding of
     medium or more: exact copies read better, as their own unit."""
     taken = [f.extent for f in found if f.severity.rank >= Severity.MEDIUM.rank]
-    return [f for f in _near(transcript, table, config)
+    return [f for f in _near(transcript, table, config, _covered(taken, len(transcript)))
             if not any(overlaps(f.extent, e, config.same_place_overlap) for e in taken)]
 
 
-def _near(transcript: Transcript, table: SegmentTable, config: DetectConfig) -> list[Finding]:
+def _covered(extents: list[tuple[float, float]], lines: int) -> np.ndarray:
+    """Whether each line lies wholly inside one of ``extents``: a near copy found there
+    would overlap it, and be dropped, so the line is not searched (a loop's own line is
+    the longest there is to search)."""
+    edges = np.zeros(lines + 1, dtype=np.int64)
+    for first, last in extents:
+        start, stop = int(np.ceil(first)), int(np.floor(last))  # the lines [start, stop) lie inside
+        if start < stop:
+            edges[start] += 1
+            edges[min(stop, lines)] -= 1
+    return np.cumsum(edges[:-1]) > 0
+
+
+def _near(transcript: Transcript, table: SegmentTable, config: DetectConfig, covered: np.ndarray) -> list[Finding]:
     shortest = FEWEST_COPIES * min(config.long_unit, config.long_unit_cjk)
     lengths = text_lengths(transcript)
     three = (table.words >= config.min_repeats_long * config.long_unit) \
         | (table.cjk_chars >= config.min_repeats_long * config.long_unit_cjk)
     # Long enough for three copies of a clause, or for two glued ones (most cues are neither).
-    candidates = np.flatnonzero((lengths >= shortest * 2) & (three | (table.words >= FEWEST_COPIES * config.long_unit)))
+    candidates = np.flatnonzero((lengths >= shortest * 2) & ~covered
+                                & (three | (table.words >= FEWEST_COPIES * config.long_unit)))
     return line_findings(transcript, candidates, lambda i, text: _repeats_enough(text, bool(three[i]), config),
                          lambda text: _line(text, config),
                          lambda i, text, *found: _finding(transcript, table, i, text, *found, config))

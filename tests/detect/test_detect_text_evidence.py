@@ -4,6 +4,8 @@ phrases inside lines, short loops on one line, near-repeats, singing pace, coars
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import degen
 from degen.detect.finding import Severity
@@ -125,3 +127,42 @@ def test_a_sentence_pasted_twice_with_no_space_is_a_loop():
 ])
 def test_what_speech_repeats_is_no_near_loop(text):
     assert not loops(text)
+
+
+# Lines the exact loops already cover are not searched for near copies (near._covered): a
+# near copy there would overlap the exact loop and be dropped, so skipping them must change
+# nothing, whether the exact loop fills the line, part of it, or several lines.
+_LINES = [
+    f"I think it {CLAUSE} side {CLAUSE}. {CLAUSE} place now.",
+    "go home now " * 12,
+    f"{CLAUSE} " + "and then we left " * 9,
+    "This is the sentence we typed into the box.This is the sentence we typed into the box.",
+    "An ordinary sentence about the weather and the train that came late again today.",
+    "the same line said again and again",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), min_size=1, max_size=7))
+def test_lines_inside_exact_loops_are_not_searched_and_nothing_changes(lines):
+    import numpy as np
+
+    from degen.detect import near
+    from degen.detect.config import DEFAULT
+    from degen.detect.dedupe import overlaps
+    from degen.detect.windows import stream_loops
+    from degen.formats import loads
+
+    transcript = loads("".join(f"[{2.0 * i:.1f}][S01]{line}[{2.0 * i + 2:.1f}]" for i, line in enumerate(lines)))
+    found, table, *_ = stream_loops(transcript, DEFAULT, False)
+    taken = [f.extent for f in found if f.at_least("medium")]
+    everywhere = [f for f in near._near(transcript, table, DEFAULT, np.zeros(len(transcript), dtype=bool))
+                  if not any(overlaps(f.extent, e, DEFAULT.same_place_overlap) for e in taken)]
+    assert near.near_findings(transcript, table, DEFAULT, found) == everywhere
+
+
+def test_covered_lines_are_those_wholly_inside_an_extent():
+    from degen.detect.near import _covered
+
+    assert _covered([(2.0, 3.0), (4.0, 4.5), (5.2, 8.0), (8.0, 9.0)], 9).tolist() == \
+        [False, False, True, False, False, False, True, True, True]
