@@ -87,7 +87,9 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
         start = seg.span.start + clip.start
         end = seg.span.end + clip.start if seg.closed else max(start, rs.core.end)
         shifted.append((Span(start, end), seg))
-    kept = [(span.clamp(rs.limit), seg) for span, seg in shifted if _keeps(span, seg, rs, clip, prior)]
+    written = _written(shifted, prior)
+    kept = [(span.clamp(rs.limit), seg) for k, (span, seg) in enumerate(shifted)
+            if k not in written and _keeps(span, seg, rs, clip, prior)]
     mapping, unmapped = map_speakers(shifted, kept, original, clip, suspect, prior)
     # In the answer's own order: a model writes what was said in order, while its stamps
     # wobble (a sentence stamped a second early could sort before the one said before it).
@@ -103,20 +105,18 @@ def place(candidate: Transcript, rs: RepairSpan, original: Transcript, clip: Spa
 
 
 def _keeps(span: Span, seg: Segment, rs: RepairSpan, clip: Span, prior: tuple[Segment, ...]) -> bool:
-    """Whether a candidate segment belongs to this span. Its middle must lie in the core;
-    at a seam inside a long stretch (the clips of neighbouring parts overlap) a sentence
-    is written once, by one side:
+    """Whether a candidate segment belongs to this span (one the part before already
+    wrote, ``_written``, is left out first). Its middle must lie in the core; at a seam
+    inside a long stretch (the clips of neighbouring parts overlap) a sentence is written
+    once, by one side:
       - a segment the clip's start or end cuts into (the model can only stamp it at the
         edge, which moves its middle) belongs to the part that hears all of it;
-      - a sentence the part before already wrote is not written again;
       - one the part before left out (its middle fell past that part's end there, and
         before this core here) is written here."""
     middle = (span.start + span.end) / 2
     if rs.core.start > rs.limit.start and span.start <= clip.start + EDGE:
         return False
     if rs.core.end < rs.limit.end and seg.closed and span.end >= clip.end - EDGE:
-        return False
-    if prior and _written(seg, span, prior):
         return False
     if rs.core.start <= middle <= rs.core.end:
         return True
@@ -125,14 +125,28 @@ def _keeps(span: Span, seg: Segment, rs: RepairSpan, clip: Span, prior: tuple[Se
             and span.start >= last.start and span.end > last.end + EDGE)
 
 
-def _written(seg: Segment, span: Span, prior: tuple[Segment, ...]) -> bool:
-    """The same text already placed at the same time by the part before (a sentence said
-    again later, "Yeah." after "Yeah.", does not overlap its first copy)."""
-    mine = folded(seg.text)
-    return bool(mine) and any(
-        fuzz.ratio(mine, folded(p.text)) >= SAME_TEXT
-        and (p.span.overlap(span) > 0 or abs(p.span.start - span.start) <= SAME_TIME)
-        for p in prior[-4:])
+def _written(shifted: list[tuple[Span, Segment]], prior: tuple[Segment, ...]) -> set[int]:
+    """The candidate segments that the part before already wrote (its clip and this one
+    overlap, and a sentence at the seam may fall in either core): its sentences and these,
+    matched in order by text, each pair stamped at about the same time (each answer may
+    put a start ``SAME_TIME`` off). In order, one for one: a
+    sentence said twice ("Yeah." "Yeah.") is two sentences, and where the part before
+    wrote only the first, the second is still written here."""
+    if not prior:
+        return set()
+    theirs = [(p.span, folded(p.text)) for p in prior]
+    out, at = set(), 0
+    for k, (span, seg) in enumerate(shifted):
+        mine = folded(seg.text)
+        if not mine:
+            continue
+        match = next((j for j in range(at, len(theirs)) if fuzz.ratio(mine, theirs[j][1]) >= SAME_TEXT
+                      and (theirs[j][0].overlap(span) > 0 or abs(theirs[j][0].start - span.start) <= 2 * SAME_TIME)),
+                     None)
+        if match is not None:
+            out.add(k)
+            at = match + 1
+    return out
 
 
 # rapidfuzz ratio from which two segments at a seam are the same sentence written twice,

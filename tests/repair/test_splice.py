@@ -145,3 +145,26 @@ def test_chunks_of_a_long_stretch_join_without_writing_a_sentence_twice(case):
     assert texts == [s.text for s in truth]  # nothing lost, in order
     for x, y in zip(out, out.segments[1:]):
         assert x.span.start <= y.span.start
+
+
+def _second_part(answer: list[tuple[float, float, str]], prior: list[tuple[float, float, str]]) -> list[str]:
+    """The texts the second part of a stretch (core 10-20 s, its clip reaching back to 5 s)
+    writes, after a first part that wrote ``prior``."""
+    looping = Transcript(tuple(Segment(Span(a, a + 5.0), "S01", "no no no no") for a in (0.0, 5.0, 10.0, 15.0)), "moss")
+    rs = RepairSpan(Span(9.5, 20.0), Span(10.0, 20.0), (2, 3), ("test",), bounds=Span(0.0, 20.0))
+    clip = Span(5.0, 20.0)
+    candidate = Transcript(tuple(Segment(Span(a - clip.start, b - clip.start), "S01", t) for a, b, t in answer), "moss")
+    before = tuple(Segment(Span(a, b), "S01", t) for a, b, t in prior)
+    return [s.text for s in place(candidate, rs, looping, clip, frozenset(range(4)), before).segments]
+
+
+def test_a_sentence_the_part_before_wrote_is_not_written_again_though_stamped_apart():
+    # stamped 1.4 s later by this answer, after the end of the first answer's stamp
+    assert _second_part([(7.0, 8.0, "Earlier."), (9.6, 9.9, "The seam."), (12.0, 14.0, "Later.")],
+                        [(7.1, 8.0, "Earlier."), (8.2, 9.5, "The seam.")]) == ["Later."]
+
+
+def test_a_sentence_said_twice_at_a_seam_is_written_twice():
+    # the part before wrote the first "Yeah." only: the second, past its core, is this part's
+    assert _second_part([(8.6, 9.0, "Yeah."), (9.4, 9.8, "Yeah."), (12.0, 14.0, "Later.")],
+                        [(8.5, 9.0, "Yeah.")]) == ["Yeah.", "Later."]
