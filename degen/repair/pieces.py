@@ -77,20 +77,24 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
     """Send every part (each journaled under its own key, so an interrupted step resumes
     part by part), then journal and return the joined answer as the step's. ``config``:
     the run's detection settings (the fastest rates a speaker holds)."""
-    def one(k: int, part: Part) -> Sent:
-        part_key = f"{key}~{k}"
+    def one(tag: str, k: int, part: Part) -> Sent:
+        part_key = f"{key}~{tag}{k}"
         return sender.replayable(part_key).get(number) or \
             sender.send(transcriber, part_key, number, step, part.span, budget(part.span.duration))
 
-    todo = [p for p in parts(clip, repetition) if p.piece or voiced is None or voiced(p.span) >= LEAST_VOICED]
-    # Sent together (the sender bounds what is in flight): a server batches short clips.
-    with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
-        sents = list(zip(todo, pool.map(one, range(len(todo)), todo)))
+    def send_all(tag: str, todo: list[Part], done: dict[int, Sent]) -> list[tuple[Part, Sent]]:
+        # Sent together (the sender bounds what is in flight): a server batches short clips.
+        with ThreadPoolExecutor(max_workers=min(len(todo), MAX_PARALLEL) or 1) as pool:
+            return list(zip(todo, pool.map(lambda k, p: done.get(k) or one(tag, k, p), range(len(todo)), todo)))
+
+    tag, todo, done, spare = _phase(clip, repetition, loop_units, voiced, one)
+    sents = send_all(tag, todo, done)
+    every = [s for _, s in sents] + spare
     entry = JournalEntry(key, number, (clip.start, clip.end), step.to_dict(),
-                         sents[0][1].entry.server if sents else "", sum(s.entry.token_budget for _, s in sents),
-                         format="pieces", sent=sum(s.requests for _, s in sents if not s.replayed),
-                         seconds_sent=sum(s.clip.duration * s.requests for _, s in sents if not s.replayed),
-                         pieces=len(sents))
+                         sents[0][1].entry.server if sents else "", sum(s.entry.token_budget for s in every),
+                         format="pieces", sent=sum(s.requests for s in every if not s.replayed),
+                         seconds_sent=sum(s.clip.duration * s.requests for s in every if not s.replayed),
+                         pieces=len(every))
     errors = [s.error for _, s in sents if s.error]
     if errors:
         return Sent(entry.with_(error=errors[0]))  # not journaled: the failed part is retried, the others replayed
@@ -108,6 +112,47 @@ def send_pieces(sender: Sender, transcriber, key: str, number: int, step: Step, 
         entry = entry.with_(body="", unusable=exc.detail)  # judged as an empty answer: refused
     sender.journal.record(entry)
     return Sent(entry)
+
+
+def _requests(clip: Span, repetition: Repetition, voiced: Callable[[Span], float] | None) -> list[Part]:
+    """The parts to send: every piece, and the parts around the stretch that hold a word."""
+    return [p for p in parts(clip, repetition) if p.piece or voiced is None or voiced(p.span) >= LEAST_VOICED]
+
+
+def _phase(clip: Span, repetition: Repetition, loop_units: tuple[str, ...],
+           voiced: Callable[[Span], float] | None, one: Callable[[str, int, Part], Sent]):
+    """Where to cut the copies: (the parts' key tag, the parts, those already sent by
+    index, requests sent and not used). A word of two syllables can be quieter between
+    them than between copies, and cut there every piece says the end of one copy and the
+    start of the next ("zig zwan" for German "zwanzig", decoded "620" and "Sich zu man"):
+    no piece names the word. So where the copies have a second quiet point and the input's
+    loop names a unit, the middle piece goes first; when it does not say that unit, the
+    middle piece cut at the other point is tried, and the cuts that let it say the unit
+    are taken. A piece costs one copy's audio; one at most is sent and not used."""
+    todo = _requests(clip, repetition, voiced)
+    pieces = [k for k, p in enumerate(todo) if p.piece]
+    other = repetition.rephased(clip.start, clip.end)
+    if other is None or not loop_units or len(pieces) < 3:
+        return "", todo, {}, []
+    middle = pieces[len(pieces) // 2]
+    first = one("", middle, todo[middle])
+    if first.error or _hears(first, loop_units):
+        return "", todo, {middle: first}, []
+    moved = _requests(clip, other, voiced)
+    at = [k for k, p in enumerate(moved) if p.piece][len(pieces) // 2]
+    second = one("r", at, moved[at])
+    if not second.error and _hears(second, loop_units):
+        return "r", moved, {at: second}, [first]
+    return "", todo, {middle: first}, [second]
+
+
+def _hears(sent: Sent, loop_units: tuple[str, ...]) -> bool:
+    """Whether one piece's answer says one of the input loop's units (or its clipped end)."""
+    try:
+        said = _key(" ".join(s.text for s in parse_candidate(sent.entry.body, sent.entry.format)))
+    except FormatError:
+        return False
+    return any(_says(said, _key(u), _head(u)) for u in loop_units if _key(u))
 
 
 def pieces_note(entry: JournalEntry) -> str | None:

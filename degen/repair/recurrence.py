@@ -67,7 +67,10 @@ LONG, UNSTEADY_SHORT = 8, 0.1
 # miscounted; ordinary speech that passed the two bounds above: 0.2 to 0.5).
 WHOLE = 0.6
 SPANNING = 0.8  # chains at least this share of the widest (90th percentile) vote on the count
-LOUD_RANGE_DB = 35.0  # sound is within this of the loudest frames (speech's dynamic range)
+LOUD_RANGE_DB = 35.0
+# A second quiet point of the copies counts as another place to cut them only this far
+# inside a copy (a share of it): nearer the cuts, it is the same pause seen a little off.
+INNER = 0.2  # sound is within this of the loudest frames (speech's dynamic range)
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,10 @@ class Repetition:
             tenth): how clearly the audio says it.
         syllables: syllables a copy holds where known (None: a copy is one whole unit, as
             counted here).
+        other_phase: the copies' second quiet point, as a share of a copy after each bound
+            (None: none). A word of two syllables has a dip between them, and continuous
+            speech may be quieter there than between copies ("zwan|zig zwan|zig"): cut at
+            that dip, every piece holds the end of one copy and the start of the next.
     """
 
     start: float
@@ -90,6 +97,7 @@ class Repetition:
     cuts: tuple[float, ...]
     agreement: float = 1.0
     syllables: int | None = None
+    other_phase: float | None = None
 
     def pieces(self) -> list[tuple[float, float]]:
         """The stretch cut between copies: one copy a piece. (Measured on Whisper tiny.en
@@ -101,7 +109,22 @@ class Repetition:
     def shifted(self, seconds: float) -> "Repetition":
         """The same repetition with every time ``seconds`` later."""
         return Repetition(self.start + seconds, self.end + seconds, self.copies,
-                          tuple(c + seconds for c in self.cuts), self.agreement, self.syllables)
+                          tuple(c + seconds for c in self.cuts), self.agreement, self.syllables, self.other_phase)
+
+    def rephased(self, earliest: float, latest: float) -> "Repetition | None":
+        """The same copies cut at ``other_phase`` instead, every bound moved by that share
+        of its copy (back by the rest of a copy where that is the shorter way), kept within
+        ``earliest`` and ``latest``; None where there is no other phase."""
+        if self.other_phase is None:
+            return None
+        bounds = [self.start, *self.cuts, self.end]
+        lengths = [b - a for a, b in zip(bounds, bounds[1:])]
+        share = self.other_phase if self.other_phase <= 0.5 else self.other_phase - 1.0
+        # a bound moves by the share of the copy it begins (the last one: of the copy it ends)
+        moved = [min(max(b + share * g, earliest), latest) for b, g in zip(bounds, lengths + lengths[-1:])]
+        if not all(a < b for a, b in zip(moved, moved[1:])):
+            return None
+        return Repetition(moved[0], moved[-1], self.copies, tuple(moved[1:-1]), self.agreement, self.syllables)
 
 
 def features(samples: np.ndarray, rate: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -222,7 +245,7 @@ def find_repetition(samples: np.ndarray, rate: int) -> Repetition | None:
         return None
     bounds = _bounds(typical, level, [c for c in voters.values() if len(c) == copies])
     return Repetition(bounds[0] * FRAME, bounds[-1] * FRAME, copies, tuple(b * FRAME for b in bounds[1:-1]),
-                      len(agreeing) / len(voters))
+                      len(agreeing) / len(voters), other_phase=other_phase(bounds, level))
 
 
 def whole(agreeing: dict[int, list[int]], points: list[int]) -> float:
@@ -260,13 +283,29 @@ def _bounds(points: list[int], level: np.ndarray, counted: list[list[int]]) -> l
     return bounds if all(a < b for a, b in zip(bounds, bounds[1:])) else outer
 
 
+def other_phase(bounds: list[int], level: np.ndarray) -> float | None:
+    """The deepest dip of the copies' level, folded over the copies between ``bounds``, that
+    lies inside a copy (a fifth of a copy or more from its bounds, which sit at the quietest
+    phase or near it); None where the level only falls towards the bounds."""
+    folded = _fold(bounds, level)
+    inner = [k for k in range(1, len(folded) - 1)
+             if INNER <= k / len(folded) <= 1 - INNER and folded[k] < folded[k - 1] and folded[k] <= folded[k + 1]]
+    return None if not inner else min(inner, key=lambda k: folded[k]) / len(folded)
+
+
+def _fold(points: list[int], level: np.ndarray) -> np.ndarray:
+    """The level at 50 phases of a copy, averaged over the copies between ``points``."""
+    gaps = np.diff(points)
+    phase = np.linspace(0.0, 1.0, 50, endpoint=False)
+    return np.mean([np.interp(p + phase * g, np.arange(level.size), level) for p, g in zip(points, gaps)], axis=0)
+
+
 def _folded(points: list[int], level: np.ndarray) -> list[int]:
     """Copy bounds at the phase at which the copies are quietest (their levels folded over
     the gaps between ``points``), each moved to the lowest frame within a sixth of its gap."""
     gaps = np.diff(points)
-    phase = np.linspace(0.0, 1.0, 50, endpoint=False)
-    folded = np.mean([np.interp(p + phase * g, np.arange(level.size), level) for p, g in zip(points, gaps)], axis=0)
-    at = float(phase[int(np.argmin(folded))])
+    folded = _fold(points, level)
+    at = int(np.argmin(folded)) / folded.size
     raw = [points[0] - (1 - at) * gaps[0]] + [p + at * g for p, g in zip(points, gaps)] + \
         [points[-1] + at * gaps[-1]]
     reach = np.concatenate(([gaps[0]], gaps, [gaps[-1]])) / 6.0

@@ -481,3 +481,62 @@ def test_the_input_loop_names_the_word_in_another_spelling():
     assert namers(tried, "alright", ("All night",), EvidenceConfig()) == ["attempt 1"]
     assert namers(tried, "voilà", ("Voila",), EvidenceConfig()) == ["the input's loop"]
     assert namers(tried, "そう", ("ソウ",), EvidenceConfig()) == ["the input's loop"]
+
+
+# ---- the phase at which the copies are cut ----------------------------------------------
+
+def test_a_second_dip_inside_the_copies_is_their_other_phase():
+    from degen.repair.recurrence import other_phase
+    frames = np.arange(200)
+    copy = 20  # frames a copy; the deepest dip at the bounds, a shallower one half way
+    two_syllables = -10 * np.cos(2 * np.pi * frames / copy) ** 2 - 20 * (frames % copy == 0)
+    assert abs(other_phase(list(range(0, 201, copy)), two_syllables) - 0.5) <= 0.05
+    one_syllable = -30 * np.cos(np.pi * (frames % copy) / copy) ** 2  # only falls towards the bounds
+    assert other_phase(list(range(0, 201, copy)), one_syllable) is None
+
+
+def test_copies_cut_at_their_other_phase_keep_their_count_and_stay_in_the_clip():
+    rep = Repetition(1.0, 3.0, 4, (1.5, 2.0, 2.5), other_phase=0.5)
+    moved = rep.rephased(0.0, 3.1)
+    assert moved.copies == 4 and moved.start == pytest.approx(1.25) and moved.cuts == pytest.approx((1.75, 2.25, 2.75))
+    assert moved.end == pytest.approx(3.1)  # the last copy runs on to the clip's end, no further
+    back = Repetition(1.0, 3.0, 4, (1.5, 2.0, 2.5), other_phase=0.8).rephased(0.0, 4.0)
+    assert back.start == pytest.approx(0.9) and back.end == pytest.approx(2.9)  # the shorter way: back a fifth
+    assert Repetition(1.0, 3.0, 4, (1.5, 2.0, 2.5)).rephased(0.0, 4.0) is None
+
+
+def _probing(answers: dict[str, str]):
+    """``one`` for ``pieces._phase``: the answer by key tag ("" the cuts found, "r" the
+    other phase), and the requests made."""
+    asked = []
+
+    def one(tag, k, part):
+        asked.append((tag, k))
+        return _sent(answers[tag], part.span)
+    return one, asked
+
+
+def test_pieces_cut_inside_the_word_are_cut_again_at_its_other_phase():
+    from degen.repair.pieces import _phase
+    clip, rep = Span(0.0, 4.0), Repetition(0.5, 3.5, 6, (1.0, 1.5, 2.0, 2.5, 3.0), other_phase=0.5)
+    one, asked = _probing({"": "6, 2, 1", "r": "20."})  # German "zwanzig" cut between its syllables
+    tag, todo, done, spare = _phase(clip, rep, ("20,",), None, one)
+    assert tag == "r" and [p.span.start for p in todo if p.piece][0] == pytest.approx(0.75)
+    assert list(done) == [asked[1][1]] and len(spare) == 1  # the middle piece cut again is kept, one request spare
+    assert len(asked) == 2
+
+
+def test_pieces_that_say_the_unit_keep_their_cuts_and_cost_nothing_more():
+    from degen.repair.pieces import _phase
+    clip, rep = Span(0.0, 4.0), Repetition(0.5, 3.5, 6, (1.0, 1.5, 2.0, 2.5, 3.0), other_phase=0.5)
+    one, asked = _probing({"": "20.", "r": "20."})
+    tag, todo, done, spare = _phase(clip, rep, ("20,",), None, one)
+    assert (tag, spare, len(asked)) == ("", [], 1) and todo == parts(clip, rep)
+    # neither phase says the unit: the cuts found stand, one request spare
+    one, asked = _probing({"": "6, 2, 1", "r": "Sich zu man"})
+    tag, todo, done, spare = _phase(clip, rep, ("20,",), None, one)
+    assert tag == "" and todo == parts(clip, rep) and len(spare) == 1 and list(done) == [asked[0][1]]
+    # without the input's unit, or another phase, nothing is probed
+    for units, r in (((), rep), (("20,",), Repetition(0.5, 3.5, 6, (1.0, 1.5, 2.0, 2.5, 3.0)))):
+        one, asked = _probing({"": "6, 2, 1", "r": "20."})
+        assert _phase(clip, r, units, None, one) == ("", parts(clip, r), {}, []) and not asked
