@@ -28,12 +28,10 @@ from .config import DetectConfig
 from .dedupe import overlaps
 from .finding import Finding, Kind, Severity
 from .places import clip, line_findings, span_of, text_lengths
-from .script import cjk_count, kana_count, speech_units
+from .script import WORD, cjk_count, kana_count, speech_units
 from .table import SegmentTable
-from .tokens import normalize
+from .tokens import GRAPHEME, normalize
 
-_WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*")
-_CJK_GRAPHEME = regex.compile(r"\X")
 # A copy starting right after a closing mark, in a script written with spaces (CJK text
 # runs on after 。 as it always does).
 _GLUE = regex.compile(r"[.!?][\p{Latin}\p{Cyrillic}\p{Greek}\p{N}]")
@@ -96,10 +94,10 @@ def _repeats_enough(text: str, three: bool, config: DetectConfig) -> bool:
 def _tokens(text: str, cjk: bool) -> tuple[list[str], list[int], list[int]]:
     """The line's tokens (normalised words, or CJK graphemes), with their start and end offsets."""
     tokens, starts, ends = [], [], []
-    for m in _WORD.finditer(text):
+    for m in WORD.finditer(text):
         word = m.group()
         if cjk and cjk_count(word):
-            for g in _CJK_GRAPHEME.finditer(word):
+            for g in GRAPHEME.finditer(word):
                 tokens.append(normalize(g.group()))
                 starts.append(m.start() + g.start())
                 ends.append(m.start() + g.end())

@@ -211,10 +211,10 @@ def positions(mask: np.ndarray) -> np.ndarray:
                            for a in range(0, mask.size, POSITION_BLOCK)] or [np.zeros(0, dtype=np.int32)])
 
 
-_GRAPHEME = regex.compile(r"\X")
+GRAPHEME = regex.compile(r"\X")
 
 
 def grapheme_len(text: str) -> int:
     if text.isascii() and "\r" not in text:  # one grapheme a character (only CR LF is one of two)
         return len(text)
-    return len(_GRAPHEME.findall(text))
+    return len(GRAPHEME.findall(text))
