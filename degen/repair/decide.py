@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 
 from ..model import Segment
-from .evidence import EvidenceConfig, Verdict, claims, counts_agree, spelled, unit_key
+from .evidence import EvidenceConfig, Verdict, claims, counts_agree, spelled, unit_key, word_key
 from .language import Language, unknown_words
 from .result import Attempt
 from .recurrence import Repetition
@@ -192,8 +192,8 @@ def namers(tried: tuple[Tried, ...], unit: str, original: tuple[str, ...], evide
     same audio), each usable answer of its own settings, the pieces. Copies turned round
     (后然 for 然后) and two spellings of one word ("Alright", "all right": ``spelled``)
     name the same word."""
-    key = _turned(spelled(unit_key(unit)))
-    out = ["the input's loop"] if any(_turned(spelled(unit_key(u))) == key for u in original if u) else []
+    key = _turned(word_key(unit))
+    out = ["the input's loop"] if any(_turned(word_key(u)) == key for u in original if u) else []
     for number, t in independent(tried):
         if any(_turned(spelled(c)) == key for c, _ in claims(t.text, evidence)):
             out.append("the pieces" if t.attempt.step.pieces else f"attempt {number}")

@@ -309,6 +309,12 @@ def spelled(key: str) -> str:
     return " ".join(SPELLINGS.get(word, word) for word in key.split(" "))
 
 
+def word_key(text: str) -> str:
+    """What a unit names, in one spelling: ``spelled(unit_key(text))``; two texts naming
+    one word in two spellings, or turned to another case, have one key."""
+    return spelled(unit_key(text))
+
+
 def speech_tokens(text: str) -> list[str]:
     """Folded speech units: CJK graphemes for CJK text, else words, a word written as
     one short unit again and again taken as its copies (Whisper base wrote "Boubouboubou"

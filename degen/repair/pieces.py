@@ -25,7 +25,7 @@ from ..detect import DEFAULT, DetectConfig
 from ..detect.script import cjk_count
 from ..errors import FormatError
 from ..model import Segment, Span
-from .evidence import EvidenceConfig, claims, density, spelled, unit_key
+from .evidence import EvidenceConfig, claims, density, word_key
 from .journal import JournalEntry
 from .policy import Step
 from .recurrence import Repetition
@@ -245,8 +245,8 @@ def _one(stretch: list[tuple[Span, list[Segment]]], loop_units: tuple[str, ...],
 
 def _key(text: str) -> str:
     """What a piece's answer says, to the vote: its folded words in one spelling
-    (``spelled``: "Alright" and "All right" are one word said), run together."""
-    return "".join(ch for ch in spelled(unit_key(text)) if ch.isalnum())
+    (``word_key``: "Alright" and "All right" are one word said), run together."""
+    return "".join(ch for ch in word_key(text) if ch.isalnum())
 
 
 def _says(piece: str, unit: str, head: str | None = None) -> bool:
