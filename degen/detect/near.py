@@ -28,7 +28,7 @@ from .config import DetectConfig
 from .dedupe import overlaps
 from .finding import Finding, Kind, Severity
 from .places import clip, line_findings, span_of, text_lengths
-from .script import WORD, cjk_count, kana_count, speech_units
+from .script import WORD_PATTERN, cjk_count, kana_count, speech_units
 from .table import SegmentTable
 from .tokens import GRAPHEME, normalize
 
@@ -94,7 +94,7 @@ def _repeats_enough(text: str, three: bool, config: DetectConfig) -> bool:
 def _tokens(text: str, cjk: bool) -> tuple[list[str], list[int], list[int]]:
     """The line's tokens (normalised words, or CJK graphemes), with their start and end offsets."""
     tokens, starts, ends = [], [], []
-    for m in WORD.finditer(text):
+    for m in WORD_PATTERN.finditer(text):
         word = m.group()
         if cjk and cjk_count(word):
             for g in GRAPHEME.finditer(word):

@@ -22,7 +22,7 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding, Kind, Severity
 from .inline import content_map
-from .script import WORD
+from .script import WORD_PATTERN
 from .tokens import content
 from .places import clip, line_findings, span_of, text_lengths
 from .table import SegmentTable
@@ -30,7 +30,7 @@ from .table import SegmentTable
 # Characters a copy may have at most: a partial result is a sentence, and longer
 # prefixes would make the search grow with the square of the line.
 LONGEST_COPY = 400
-# ASCII text as ``content`` and ``WORD`` read it: every character but a letter or digit
+# ASCII text as ``content`` and ``WORD_PATTERN`` read it: every character but a letter or digit
 # dropped (the key), or a space between words, the apostrophe kept to be judged (words).
 _ASCII_DROP = bytes(c for c in range(128) if not chr(c).isalnum())
 _ASCII_APART = bytes(c if chr(c).isalnum() or chr(c) == "'" else ord(" ") for c in range(256))
@@ -73,9 +73,9 @@ def _may_hold(text: str, config: DetectConfig) -> bool:
 
 
 def _key_and_words(text: str) -> tuple[str, set[str]]:
-    """``content(text)`` and the content of each of its words (``WORD``)."""
+    """``content(text)`` and the content of each of its words (``WORD_PATTERN``)."""
     if not text.isascii():
-        return content(text), {content(w) for w in WORD.findall(text)}
+        return content(text), {content(w) for w in WORD_PATTERN.findall(text)}
     raw = text.encode("ascii").lower()
     words = set(raw.translate(_ASCII_APART).decode().split())
     if b"'" in raw:  # a word joins runs of letters by one apostrophe; two or more part words
@@ -95,7 +95,7 @@ def _chain_in(text: str, config: DetectConfig):
     for k, at in enumerate(index):
         at_key.setdefault(at, k)
     best = None
-    for m in WORD.finditer(text):
+    for m in WORD_PATTERN.finditer(text):
         start = at_key.get(m.start())
         word = key[start:start + len(content_map(m.group())[0] or "")] if start is not None else ""
         if not word or key.count(word, start) < config.prefix_copies:
@@ -107,7 +107,7 @@ def _chain_in(text: str, config: DetectConfig):
         return None
     start, stop, copies, last = best
     unit = text[index[last]:index[stop - 1] + 1]  # the longest copy: the sentence as it stood last
-    if len({w.lower() for w in WORD.findall(unit)}) < config.prefix_words:
+    if len({w.lower() for w in WORD_PATTERN.findall(unit)}) < config.prefix_words:
         return None
     return index[start], index[stop - 1] + 1, copies, unit
 

@@ -20,7 +20,7 @@ CJK_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x3
 CJK_CLASS = "".join(f"{chr(a)}-{chr(b)}" for a, b in CJK_RANGES)  # the ranges as a regex character class body
 _CJK = regex.compile(f"[{CJK_CLASS}]")
 # A word: letters, digits and marks, runs of them joined by one apostrophe ("don't", "l’eau").
-WORD = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*")
+WORD_PATTERN = regex.compile(r"[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*")
 
 
 def cjk_mask(codes: np.ndarray) -> np.ndarray:
@@ -78,6 +78,6 @@ def speech_units(text: str) -> tuple[int, bool]:
     >>> speech_units("我们先看一下")
     (7, True)
     """
-    cjk, words = cjk_count(text), len(WORD.findall(text))
+    cjk, words = cjk_count(text), len(WORD_PATTERN.findall(text))
     cjk_text = bool(is_cjk(cjk, words)) and cjk > 0
     return (cjk + words if cjk_text else words), cjk_text
