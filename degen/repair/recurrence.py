@@ -67,10 +67,10 @@ LONG, UNSTEADY_SHORT = 8, 0.1
 # miscounted; ordinary speech that passed the two bounds above: 0.2 to 0.5).
 WHOLE = 0.6
 SPANNING = 0.8  # chains at least this share of the widest (90th percentile) vote on the count
-LOUD_RANGE_DB = 35.0
+LOUD_RANGE_DB = 35.0  # sound is within this of the loudest frames (speech's dynamic range)
 # A second quiet point of the copies counts as another place to cut them only this far
 # inside a copy (a share of it): nearer the cuts, it is the same pause seen a little off.
-INNER = 0.2  # sound is within this of the loudest frames (speech's dynamic range)
+INNER = 0.2
 
 
 @dataclass(frozen=True)
