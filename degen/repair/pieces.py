@@ -335,8 +335,15 @@ def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None
     if not candidates:
         return None
     heads = {k: _head(text) for k, text in loops}
-    # a loop's unit is said by its clipped beginning too; a piece's answer only by itself
-    support = {c: sum(_says(k, c, heads[c]) if c in heads else k == c for k in keys) for c in candidates}
+    # The first piece has no copy before it: where it says the loop's unit bare, a short
+    # word before the unit in the others is the release of the copy before ("It's all
+    # right" for "all right": the cut fell before the t of "right").
+    leads = {c: heard[0] and every[0] == c for c in heads}
+
+    def says(k: str, c: str) -> bool:
+        # a loop's unit is said by its clipped beginning too; a piece's answer only by itself
+        return (_says(k, c, heads[c]) or (leads[c] and _led(k, c))) if c in heads else k == c
+    support = {c: sum(says(k, c) for k in keys) for c in candidates}
     top = max(support.values())
     if top * 2 <= len(keys):
         return None
@@ -345,7 +352,14 @@ def name(texts: list[str], loop_units: tuple[str, ...], heard: list[bool] | None
     chosen = next((c for c in tied if c in loop_names), None) or max(tied, key=keys.count)
     word = loop_names.get(chosen) or _END.sub("", next(t for t, k in zip(texts, every) if k == chosen))
     cut = len(every) - len(keys)
-    return Named(word, top, len(every), sum(_times(k, chosen, heads.get(chosen)) for k in keys) + cut, len(keys))
+    copies = sum(1 if says(k, chosen) else _times(k, chosen, heads.get(chosen)) for k in keys)
+    return Named(word, top, len(every), copies + cut, len(keys))
+
+
+def _led(piece: str, unit: str) -> bool:
+    """Whether a piece's answer is ``unit`` after a lead shorter than half of it: one
+    syllable of the copy before, heard as a word ("It's", "So")."""
+    return piece.endswith(unit) and 0 < len(piece) - len(unit) < len(unit) / 2
 
 
 def _markup(seg: Segment, origin: float) -> str:

@@ -540,3 +540,18 @@ def test_pieces_that_say_the_unit_keep_their_cuts_and_cost_nothing_more():
     for units, r in (((), rep), (("20,",), Repetition(0.5, 3.5, 6, (1.0, 1.5, 2.0, 2.5, 3.0)))):
         one, asked = _probing({"": "6, 2, 1", "r": "20."})
         assert _phase(clip, r, units, None, one) == ("", parts(clip, r), {}, []) and not asked
+
+
+def test_a_syllable_of_the_copy_before_does_not_hide_the_unit():
+    # cut before the t of "right", every piece after the first hears it as a word before the unit
+    texts = ["All right."] + ["It's all right.", "So alright."] * 7
+    named = name(texts, ("all right",))
+    assert named is not None and (named.word, named.said, named.copies) == ("all right", 15, 15)
+
+
+def test_a_lead_in_every_piece_is_part_of_what_was_said():
+    # the first piece has no copy before it: said there too, "It's" is a word of the phrase
+    named = name(["It's all right."] * 15, ("all right",))
+    assert named is not None and named.word == "It's all right"
+    # and a lead as long as the unit is no syllable of the copy before
+    assert name(["All right."] + ["Very well, all right."] * 9, ("all right",)).word == "Very well, all right"
