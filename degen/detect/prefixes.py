@@ -22,10 +22,10 @@ from ..model import Transcript
 from .config import DetectConfig
 from .finding import Finding, Kind, Severity
 from .inline import content_map
-from .script import WORD_PATTERN
-from .tokens import content
 from .places import clip, line_findings, span_of, text_lengths
+from .script import WORD_PATTERN
 from .table import SegmentTable
+from .tokens import content
 
 # Characters a copy may have at most: a partial result is a sentence, and longer
 # prefixes would make the search grow with the square of the line.

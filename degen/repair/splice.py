@@ -129,9 +129,9 @@ def _written(shifted: list[tuple[Span, Segment]], prior: tuple[Segment, ...]) ->
     """The candidate segments that the part before already wrote (its clip and this one
     overlap, and a sentence at the seam may fall in either core): its sentences and these,
     matched in order by text, each pair stamped at about the same time (each answer may
-    put a start ``SAME_TIME`` off). In order, one for one: a
-    sentence said twice ("Yeah." "Yeah.") is two sentences, and where the part before
-    wrote only the first, the second is still written here."""
+    put a start ``SAME_TIME`` off). In order, one for one: a sentence said twice ("Yeah."
+    "Yeah.") is two sentences, and where the part before wrote only the first, the second
+    is still written here."""
     if not prior:
         return set()
     theirs = [(p.span, folded(p.text)) for p in prior]
